@@ -1,0 +1,4 @@
+// mode: read
+// params:
+// returns: ok
+RETURN 1 AS ok

