@@ -1,12 +1,12 @@
 """Leiden community detection over a weighted edge list: pure, seeded, reproducible.
 
 No I/O and no engine imports: the communities job projects edges out of the graph, calls
-`partition()` through `asyncio.to_thread`, and writes the result back. Node ids are sorted before the
-igraph graph is built and communities are renumbered canonically (largest first, ties broken by the
-smallest member id), so the same edges and seed always give the same labels.
+`partition()` through `asyncio.to_thread`, and writes the result back. Node ids are sorted before
+the igraph graph is built and communities are renumbered canonically (largest first, ties broken by
+the smallest member id), so the same edges and seed always give the same labels.
 
-Two backends: igraph's built-in `Graph.community_leiden` (default; about 1.6 s on 100K nodes and 930K
-edges here) and the `leidenalg` package (same quality, an order of magnitude slower on large graphs).
+Two backends: igraph's built-in `Graph.community_leiden` (default; about 1.6 s on 100K nodes and
+930K edges here) and the `leidenalg` package (same quality, much slower on large graphs).
 """
 
 from __future__ import annotations
