@@ -1,0 +1,101 @@
+"""Settings of the API service: where it listens, its limits, and every ranking weight.
+
+`ApiSettings` extends `GraphSettings`, so one environment configures both:
+`REMGRAPH_API__PORT=8765`, `REMGRAPH_RANKING__RRF_K=60`, `REMGRAPH_ENGINE=neo4j`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.config import GraphSettings
+
+_CFG = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+
+class RankingSection(BaseModel):
+    """Weights of the context ranking (`api/ranking.py`); tuned once, never per question."""
+
+    model_config = _CFG
+
+    rrf_k: float = Field(default=60.0, gt=0)
+    """Reciprocal-rank-fusion constant: a candidate at rank r of a list scores 1/(k + r). 60 is the
+    value of Cormack et al. (SIGIR 2009); larger flattens the head of each list."""
+    fulltext_weight: float = Field(default=1.0, ge=0)
+    """Weight of the fulltext (BM25-style) list in the fusion."""
+    vector_weight: float = Field(default=1.0, ge=0)
+    """Weight of the vector (embedding) list in the fusion."""
+    fulltext_candidates: int = Field(default=60, ge=1, le=1000)
+    """How many fulltext hits the engine returns per query."""
+    vector_candidates: int = Field(default=60, ge=1, le=1000)
+    """How many vector hits the engine returns per query."""
+    expand_top: int = Field(default=30, ge=0, le=500)
+    """How many fused candidates get their graph neighbourhood (NEXT, topics, provenance) expanded."""
+    neighbour_window: int = Field(default=1, ge=0, le=5)
+    """Turns either side (via NEXT) whose fused score flows into a turn."""
+    neighbour_weight: float = Field(default=0.35, ge=0)
+    """Share of the best neighbour's fused score a turn receives (dialogue context)."""
+    session_weight: float = Field(default=0.25, ge=0)
+    """Share of its session's aggregate score a turn receives (session context)."""
+    session_top: int = Field(default=3, ge=1, le=50)
+    """How many of a session's best turns make up its aggregate score."""
+    speaker_boost: float = Field(default=0.35, ge=0)
+    """Relative boost of a turn whose speaker the query names."""
+    time_boost: float = Field(default=0.5, ge=0)
+    """Relative boost of an item whose time falls in the range the query names."""
+    knowledge_weight: float = Field(default=1.0, ge=0)
+    """Multiplier of knowledge items (lessons, corrections, facts, topics, layers, primers)."""
+    derived_weight: float = Field(default=0.5, ge=0)
+    """Share of a knowledge item's score passed to the turns it was derived from."""
+    topic_weight: float = Field(default=0.15, ge=0)
+    """Relative boost per unit of (log-scaled) topic weight."""
+    lesson_weight: float = Field(default=0.15, ge=0)
+    """Relative boost per unit of lesson weight × effectiveness."""
+    correction_weight: float = Field(default=0.3, ge=0)
+    """Relative boost per unit of a correction's effective (decayed) weight."""
+    quality_weight: float = Field(default=0.1, ge=0)
+    """Relative boost of items from high-quality sessions (quality − 0.5)."""
+    recency_weight: float = Field(default=0.0, ge=0, le=1)
+    """Share of the score that decays with age (0: age does not matter)."""
+    recency_half_life_days: float = Field(default=90.0, gt=0)
+    """Half-life of the recency decay."""
+    mmr_lambda: float = Field(default=0.9, ge=0, le=1)
+    """Maximal marginal relevance trade-off: 1 ranks by relevance only, 0 by novelty only."""
+    min_score: float = Field(default=0.0, ge=0)
+    """Items scoring below this are dropped."""
+
+
+class ApiSection(BaseModel):
+    """How the HTTP service listens and what it accepts."""
+
+    model_config = _CFG
+
+    host: str = "127.0.0.1"
+    """Interface to bind; loopback by default."""
+    port: int = Field(default=8765, ge=1, le=65535)
+    """TCP port."""
+    anonymous_dev: bool = False
+    """Allow requests without an API key (full access); refused unless `env=dev`."""
+    max_limit: int = Field(default=200, ge=1, le=10_000)
+    """Largest `limit`/`first` a query may ask for."""
+    default_token_budget: int = Field(default=2000, ge=1)
+    """`context` token budget when none is given."""
+    max_token_budget: int = Field(default=32_000, ge=1)
+    """Largest `tokenBudget` a query may ask for."""
+    max_body_bytes: int = Field(default=1_000_000, ge=1024)
+    """Largest request body; larger ones get HTTP 413."""
+    max_depth: int = Field(default=8, ge=1, le=50)
+    """Deepest selection set allowed."""
+    max_aliases: int = Field(default=30, ge=1)
+    """Most aliases allowed in one document."""
+    max_tokens: int = Field(default=2000, ge=10)
+    """Most lexer tokens allowed in one document (a cheap complexity bound)."""
+    max_ingest_turns: int = Field(default=500, ge=1)
+    """Most turns one `ingestTurns` call may append."""
+
+
+class ApiSettings(GraphSettings):
+    """Settings of the API process: the graph core's plus `api` and `ranking` sections."""
+
+    api: ApiSection = Field(default_factory=ApiSection)
+    ranking: RankingSection = Field(default_factory=RankingSection)

@@ -1,0 +1,289 @@
+"""Context ranking: pure functions from candidates to a ranked, diverse, budget-packed list.
+
+No I/O happens here; `api/retrieval.py` fetches candidates from the engine and calls `rank`.
+
+Pipeline:
+
+1. **Validity**: items not valid at `as_of` are dropped (the Cypher already filters; this guards).
+2. **Fusion**: reciprocal-rank fusion of the engine's lists (fulltext BM25-style, vector):
+   `fused = Σ_list w_list / (k + rank)`, normalised by its maximum `Σ w_list / (k + 1)` so a
+   candidate first in every list scores 1. `k` is `RankingSection.rrf_k` (60, Cormack et al. 2009).
+3. **Graph context**: a turn receives a share of its best `NEXT` neighbour's fused score (dialogue
+   context: the question before an answer), of its session's aggregate (mean of the session's best
+   fused scores), and of the knowledge items derived from it (provenance pointing back); knowledge
+   items receive a share of their source turns' scores.
+4. **Rerank**: multiplicative boosts for a speaker the query names, a time the query names, topic
+   weight, lesson weight × effectiveness, a correction's effective weight, session quality, and an
+   optional recency decay.
+5. **Diversity and budget**: maximal marginal relevance (cosine on embeddings, else word overlap)
+   picks items greedily while they fit in the token budget.
+
+Every weight is a field of `RankingSection`; `why` on each result holds each signal's value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from api.config import RankingSection
+from api.understand import QueryIntent
+
+_DAY_MS = 86_400_000
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+class ItemKind(StrEnum):
+    """Kinds of context item."""
+
+    TURN = "turn"
+    LESSON = "lesson"
+    CORRECTION = "correction"
+    FACT = "fact"
+    TOPIC = "topic"
+    REFERENCE_LAYER = "reference_layer"
+    PRIMER = "primer"
+
+
+FULLTEXT = "fulltext"
+VECTOR = "vector"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One item that may enter the context, with what the ranking needs to know about it."""
+
+    id: str
+    kind: ItemKind
+    text: str
+    tokens: int
+    ranks: Mapping[str, int] = field(default_factory=dict)
+    """1-based rank of the item in each candidate list that returned it (`fulltext`, `vector`)."""
+    session_id: str | None = None
+    ordinal: int | None = None
+    speaker: str = ""
+    time_ms: int | None = None
+    """Event time of the item (a turn's timestamp, a knowledge item's `valid_from`)."""
+    valid_from_ms: int | None = None
+    valid_to_ms: int | None = None
+    turn_ids: tuple[str, ...] = ()
+    """Provenance: the turns a knowledge item was derived from (a turn: itself)."""
+    neighbours: tuple[str, ...] = ()
+    """Turn ids within the neighbour window via `NEXT`."""
+    weight: float = 0.0
+    """Kind-specific salience: topic weight, lesson weight × effectiveness, correction effective
+    weight; 0 for turns."""
+    quality: float | None = None
+    """Quality of the session the item came from, in [0, 1]."""
+    embedding: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A candidate with its final score and the value of every signal behind it."""
+
+    candidate: Candidate
+    score: float
+    why: Mapping[str, float]
+
+
+def rrf(ranks: Mapping[str, int], weights: Mapping[str, float], k: float) -> float:
+    """Reciprocal-rank fusion of one item's ranks, normalised to [0, 1].
+
+    Args:
+        ranks: 1-based rank per list that returned the item.
+        weights: weight per list; lists without a weight count 1.
+        k: the RRF constant.
+    """
+    total = sum(weights.values()) or 1.0
+    raw = sum(weights.get(s, 1.0) / (k + r) for s, r in ranks.items() if r >= 1)
+    return raw * (k + 1) / total
+
+
+def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
+    """Whether the item holds at event time `as_of_ms` (None: no restriction)."""
+    if as_of_ms is None:
+        return True
+    if c.valid_from_ms is not None and c.valid_from_ms > as_of_ms:
+        return False
+    return not (c.valid_to_ms is not None and c.valid_to_ms <= as_of_ms)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORDS.findall(text.lower()))
+
+
+def similarity(a: Candidate, b: Candidate) -> float:
+    """Cosine similarity of embeddings when both have one, else Jaccard overlap of words."""
+    if a.embedding and b.embedding and len(a.embedding) == len(b.embedding):
+        dot = sum(x * y for x, y in zip(a.embedding, b.embedding, strict=True))
+        na = math.sqrt(sum(x * x for x in a.embedding))
+        nb = math.sqrt(sum(y * y for y in b.embedding))
+        return dot / (na * nb) if na and nb else 0.0
+    wa, wb = _words(a.text), _words(b.text)
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / len(wa | wb)
+
+
+def mmr_pack(
+    scored: Sequence[Ranked],
+    *,
+    lam: float,
+    limit: int,
+    token_budget: int | None,
+) -> list[Ranked]:
+    """Pick up to `limit` items by maximal marginal relevance that fit in `token_budget`.
+
+    At each step the item maximising `lam * rel - (1 - lam) * max_sim_to_picked` among those that
+    still fit is taken (`rel` = score / best score). Items too large for what is left are skipped,
+    so a smaller one further down can still fill the budget (greedy packing).
+    """
+    if not scored or limit <= 0:
+        return []
+    top = max(r.score for r in scored) or 1.0
+    pool = list(scored)
+    picked: list[Ranked] = []
+    max_sim = [0.0] * len(pool)
+    left = token_budget
+    alive = [True] * len(pool)
+    while len(picked) < limit:
+        best_i = -1
+        best_v = -math.inf
+        for i, r in enumerate(pool):
+            if not alive[i]:
+                continue
+            if left is not None and r.candidate.tokens > left:
+                alive[i] = False
+                continue
+            v = lam * (r.score / top) - (1.0 - lam) * max_sim[i]
+            if v > best_v:
+                best_v, best_i = v, i
+        if best_i < 0:
+            break
+        chosen = pool[best_i]
+        alive[best_i] = False
+        picked.append(chosen)
+        if left is not None:
+            left -= chosen.candidate.tokens
+        if lam < 1.0:
+            for i, r in enumerate(pool):
+                if alive[i]:
+                    max_sim[i] = max(max_sim[i], similarity(r.candidate, chosen.candidate))
+    return picked
+
+
+def score_candidates(
+    candidates: Sequence[Candidate],
+    intent: QueryIntent,
+    w: RankingSection,
+    *,
+    as_of_ms: int | None = None,
+    now_ms: int | None = None,
+) -> list[Ranked]:
+    """Score every valid candidate (steps 1–4 of the module docstring), best first."""
+    live = [c for c in candidates if valid_at(c, as_of_ms)]
+    weights = {"fulltext": w.fulltext_weight, "vector": w.vector_weight}
+    fused = {c.id: rrf(c.ranks, weights, w.rrf_k) for c in live}
+
+    by_session: dict[str, list[float]] = defaultdict(list)
+    for c in live:
+        if c.kind is ItemKind.TURN and c.session_id:
+            by_session[c.session_id].append(fused[c.id])
+    session_score = {
+        s: sum(sorted(v, reverse=True)[: w.session_top]) / w.session_top for s, v in by_session.items()
+    }
+    # Knowledge items point back to the turns they came from; each such turn receives the best.
+    derived_to_turn: dict[str, float] = defaultdict(float)
+    for c in live:
+        if c.kind is not ItemKind.TURN:
+            for t in c.turn_ids:
+                derived_to_turn[t] = max(derived_to_turn[t], fused[c.id])
+
+    speakers = {s.lower() for s in intent.speakers}
+    out: list[Ranked] = []
+    for c in live:
+        f = fused[c.id]
+        why: dict[str, float] = {"fused": f}
+        for src in (FULLTEXT, VECTOR):
+            if src in c.ranks:
+                why[f"{src}_rank"] = float(c.ranks[src])
+        base = f
+        if c.kind is ItemKind.TURN:
+            neigh = max((fused.get(n, 0.0) for n in c.neighbours), default=0.0)
+            sess = session_score.get(c.session_id or "", 0.0)
+            der = derived_to_turn.get(c.id, 0.0)
+            why["neighbour"] = w.neighbour_weight * neigh
+            why["session"] = w.session_weight * sess
+            why["derived"] = w.derived_weight * der
+        else:
+            src_turns = max((fused.get(t, 0.0) for t in c.turn_ids), default=0.0)
+            why["derived"] = w.derived_weight * src_turns
+        base += why.get("neighbour", 0.0) + why.get("session", 0.0) + why["derived"]
+
+        mult = 1.0
+        if speakers and c.kind is ItemKind.TURN:
+            hit = c.speaker.lower() in speakers or any(
+                c.speaker.lower().split()[:1] == [s.split()[0]] for s in speakers if s
+            )
+            if hit:
+                why["speaker"] = w.speaker_boost
+                mult *= 1.0 + w.speaker_boost
+        if intent.times and c.time_ms is not None and any(r.contains(c.time_ms) for r in intent.times):
+            why["time"] = w.time_boost
+            mult *= 1.0 + w.time_boost
+        if c.kind is not ItemKind.TURN:
+            kw = w.knowledge_weight
+            if c.kind is ItemKind.TOPIC:
+                kw *= 1.0 + w.topic_weight * math.log1p(max(c.weight, 0.0))
+            elif c.kind is ItemKind.LESSON:
+                kw *= 1.0 + w.lesson_weight * max(c.weight, 0.0)
+            elif c.kind is ItemKind.CORRECTION:
+                kw *= 1.0 + w.correction_weight * max(c.weight, 0.0)
+            why["kind_weight"] = kw
+            mult *= kw
+        if c.quality is not None and w.quality_weight:
+            q = 1.0 + w.quality_weight * (c.quality - 0.5)
+            why["quality"] = q
+            mult *= q
+        if w.recency_weight and c.time_ms is not None and now_ms is not None:
+            age_days = max(0.0, (now_ms - c.time_ms) / _DAY_MS)
+            decay = 0.5 ** (age_days / w.recency_half_life_days)
+            rec = (1.0 - w.recency_weight) + w.recency_weight * decay
+            why["recency"] = rec
+            mult *= rec
+        score = base * mult
+        if score < w.min_score or score <= 0.0:
+            continue
+        out.append(Ranked(candidate=c, score=score, why=why))
+    out.sort(key=lambda r: (-r.score, r.candidate.id))
+    return out
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    intent: QueryIntent,
+    w: RankingSection,
+    *,
+    limit: int,
+    token_budget: int | None = None,
+    as_of_ms: int | None = None,
+    now_ms: int | None = None,
+) -> list[Ranked]:
+    """Score, diversify and pack candidates: the full ranking behind `context`.
+
+    Args:
+        candidates: everything retrieval found (lists and graph expansion).
+        intent: the parsed query (`api.understand.understand`).
+        w: ranking weights.
+        limit: most items to return.
+        token_budget: most tokens the returned items may hold together (None: unbounded).
+        as_of_ms: event time the answer must hold at.
+        now_ms: reference time for recency.
+    """
+    scored = score_candidates(candidates, intent, w, as_of_ms=as_of_ms, now_ms=now_ms)
+    return mmr_pack(scored, lam=w.mmr_lambda, limit=limit, token_budget=token_budget)

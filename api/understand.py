@@ -1,0 +1,203 @@
+"""Query understanding (pure): who the query names, which time it names, and what is left to match.
+
+Conversational memory questions read like "When did Caroline go to the support group?" or "What
+did Melanie paint in May 2023?". Names of speakers help most as a *filter signal* on the turn's
+speaker rather than as words to match (turns say "I", not their speaker's name), and a named time
+helps as a range on the turn's date. `understand` extracts both and leaves the rest for fulltext.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_YEAR = r"(19\d{2}|20\d{2})"
+_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE)
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+{_YEAR}\b", re.IGNORECASE
+)
+_MONTH_DAY_YEAR = re.compile(
+    rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.IGNORECASE
+)
+_IN_YEAR = re.compile(rf"\b(?:in|during|of|since|before|after)\s+{_YEAR}\b", re.IGNORECASE)
+_RELATIVE = re.compile(
+    r"\b(yesterday|today|last\s+(?:week|month|year)|this\s+(?:week|month|year)|"
+    r"(?:a|one|two|three|few)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
+    re.IGNORECASE,
+)
+_TEMPORAL_Q = re.compile(r"\b(when|what\s+(?:date|time|year|month|day)|how\s+long)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours ourselves out over
+    own same she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself yourselves s t don shall may might must also
+    ever kind like get got go went """.split()
+)
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """A half-open interval of epoch milliseconds the query refers to."""
+
+    start_ms: int
+    end_ms: int
+    label: str
+
+    def contains(self, ms: int) -> bool:
+        """True when `ms` falls in the range."""
+        return self.start_ms <= ms < self.end_ms
+
+
+@dataclass(frozen=True)
+class QueryIntent:
+    """What `understand` found in a query."""
+
+    text: str
+    """The original query."""
+    terms: tuple[str, ...]
+    """Content words left for fulltext matching (speaker names and stop words removed)."""
+    speakers: tuple[str, ...] = ()
+    """Known speakers the query names (as stored)."""
+    times: tuple[TimeRange, ...] = field(default=())
+    """Time ranges the query names."""
+    temporal: bool = False
+    """True for "when"-style questions (the answer is a date)."""
+
+    @property
+    def keyword_query(self) -> str:
+        """Terms joined for the engine's fulltext procedure (falls back to the whole text)."""
+        return " ".join(self.terms) if self.terms else self.text
+
+
+def _ms(dt: datetime) -> int:
+    return int(dt.timestamp() * 1000)
+
+
+def _month_range(year: int, month: int, label: str) -> TimeRange:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    return TimeRange(_ms(start), _ms(end), label)
+
+
+def _day_range(year: int, month: int, day: int, label: str) -> TimeRange | None:
+    try:
+        start = datetime(year, month, day, tzinfo=UTC)
+    except ValueError:
+        return None
+    # A day named in a conversation is often reported a little later: widen to a week after.
+    return TimeRange(_ms(start - timedelta(days=1)), _ms(start + timedelta(days=8)), label)
+
+
+def _relative(expr: str, now: datetime) -> TimeRange:
+    e = " ".join(expr.lower().split())
+    day = datetime(now.year, now.month, now.day, tzinfo=UTC)
+    if e == "today":
+        return TimeRange(_ms(day), _ms(day + timedelta(days=1)), e)
+    if e == "yesterday":
+        return TimeRange(_ms(day - timedelta(days=1)), _ms(day), e)
+    if e in {"this week", "last week"}:
+        monday = day - timedelta(days=day.weekday())
+        if e == "last week":
+            monday -= timedelta(days=7)
+        return TimeRange(_ms(monday), _ms(monday + timedelta(days=7)), e)
+    if e in {"this month", "last month"}:
+        y, m = now.year, now.month
+        if e == "last month":
+            y, m = (y - 1, 12) if m == 1 else (y, m - 1)
+        return _month_range(y, m, e)
+    if e in {"this year", "last year"}:
+        y = now.year - (e == "last year")
+        return TimeRange(_ms(datetime(y, 1, 1, tzinfo=UTC)), _ms(datetime(y + 1, 1, 1, tzinfo=UTC)), e)
+    # "<n> <unit>s ago": a window around that point
+    n_word, unit = e.split()[:2]
+    n = {"a": 1, "one": 1, "two": 2, "three": 3, "few": 3}.get(n_word, 1)
+    days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit.rstrip("s")]
+    centre = now - timedelta(days=n * days)
+    half = timedelta(days=max(1, days // 2))
+    return TimeRange(_ms(centre - half), _ms(centre + half), e)
+
+
+def find_times(text: str, now: datetime) -> tuple[list[TimeRange], str]:
+    """Time ranges named in `text`, and the text with those expressions removed."""
+    found: list[TimeRange] = []
+    rest = text
+
+    def cut(m: re.Match[str]) -> str:
+        return " " * (m.end() - m.start())
+
+    for m in _DAY_MONTH_YEAR.finditer(rest):
+        r = _day_range(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)), m.group(0))
+        if r:
+            found.append(r)
+    rest = _DAY_MONTH_YEAR.sub(cut, rest)
+    for m in _MONTH_DAY_YEAR.finditer(rest):
+        r = _day_range(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(0))
+        if r:
+            found.append(r)
+    rest = _MONTH_DAY_YEAR.sub(cut, rest)
+    for m in _MONTH_YEAR.finditer(rest):
+        found.append(_month_range(int(m.group(2)), _MONTHS[m.group(1).lower()], m.group(0)))
+    rest = _MONTH_YEAR.sub(cut, rest)
+    for m in _IN_YEAR.finditer(rest):
+        y = int(m.group(1))
+        found.append(TimeRange(_ms(datetime(y, 1, 1, tzinfo=UTC)),
+                               _ms(datetime(y + 1, 1, 1, tzinfo=UTC)), m.group(0)))
+    rest = _IN_YEAR.sub(cut, rest)
+    for m in _RELATIVE.finditer(rest):
+        found.append(_relative(m.group(0), now))
+    rest = _RELATIVE.sub(cut, rest)
+    return found, rest
+
+
+def _name_forms(name: str) -> set[str]:
+    parts = [p for p in re.split(r"\s+", name.strip().lower()) if p]
+    forms = {" ".join(parts)}
+    if parts:
+        forms.add(parts[0])
+    return forms
+
+
+def understand(text: str, *, speakers: tuple[str, ...] = (), now: datetime | None = None) -> QueryIntent:
+    """Parse a free-text query into content terms, named speakers and named time ranges.
+
+    Args:
+        text: the query.
+        speakers: known speaker names of the project (as stored on turns).
+        now: reference time for relative expressions ("last year"); defaults to the current time.
+    """
+    ref = now or datetime.now(UTC)
+    times, rest = find_times(text, ref)
+    lowered = rest.lower()
+    named: list[str] = []
+    name_words: set[str] = set()
+    for sp in speakers:
+        forms = _name_forms(sp)
+        if any(re.search(rf"\b{re.escape(f)}(?:'s)?\b", lowered) for f in forms if f):
+            named.append(sp)
+            for f in forms:
+                name_words.update(f.split())
+    terms: list[str] = []
+    seen: set[str] = set()
+    for w in _WORD.findall(rest):
+        lw = w.lower().removesuffix("'s")
+        if lw in STOPWORDS or lw in name_words or len(lw) < 2 or lw in seen:
+            continue
+        seen.add(lw)
+        terms.append(lw)
+    return QueryIntent(
+        text=text,
+        terms=tuple(terms),
+        speakers=tuple(named),
+        times=tuple(times),
+        temporal=bool(_TEMPORAL_Q.search(text)),
+    )

@@ -1,0 +1,145 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from api.config import RankingSection
+from api.ranking import Candidate, ItemKind, Ranked, mmr_pack, rank, rrf, score_candidates, valid_at
+from api.understand import understand
+
+W = RankingSection()
+
+
+def turn(id, ranks=None, tokens=10, **kw):
+    return Candidate(id=id, kind=ItemKind.TURN, text=kw.pop("text", f"text {id}"), tokens=tokens,
+                     ranks=ranks or {}, **kw)
+
+
+def test_rrf_first_in_every_list_scores_one_and_is_documented_formula():
+    w = {"fulltext": 1.0, "vector": 1.0}
+    assert rrf({"fulltext": 1, "vector": 1}, w, 60) == pytest.approx(1.0)
+    assert rrf({"fulltext": 1}, w, 60) == pytest.approx(0.5)
+    # 1/(60+3) + 1/(60+10), normalised by 2/(61)
+    assert rrf({"fulltext": 3, "vector": 10}, w, 60) == pytest.approx((1 / 63 + 1 / 70) * 61 / 2)
+    assert rrf({}, w, 60) == 0.0
+
+
+def test_rrf_rewards_agreement_over_a_single_top_rank():
+    w = {"fulltext": 1.0, "vector": 1.0}
+    assert rrf({"fulltext": 5, "vector": 5}, w, 60) > rrf({"fulltext": 1}, w, 60)
+
+
+def test_fusion_orders_by_agreement():
+    cands = [turn("a", {"fulltext": 1}), turn("b", {"fulltext": 2, "vector": 2}), turn("c", {"vector": 1})]
+    w = RankingSection(neighbour_weight=0, session_weight=0)
+    ranked = score_candidates(cands, understand("x"), w)
+    assert [r.candidate.id for r in ranked] == ["b", "a", "c"]
+    assert ranked[0].why["fused"] == pytest.approx(1.0 * 61 / 62)
+
+
+def test_neighbour_context_lifts_an_unmatched_answer_turn():
+    # "b" matched nothing itself but follows the question "a" that matched strongly.
+    cands = [
+        turn("a", {"fulltext": 1, "vector": 1}, session_id="s1", neighbours=("b",)),
+        turn("b", {}, session_id="s1", neighbours=("a", "c")),
+        turn("c", {}, session_id="s1", neighbours=("b",)),
+        turn("z", {}, session_id="s2"),
+    ]
+    ranked = score_candidates(cands, understand("x"), W)
+    ids = [r.candidate.id for r in ranked]
+    assert ids[:2] == ["a", "b"]
+    assert "z" not in ids  # no signal at all: dropped
+    b = next(r for r in ranked if r.candidate.id == "b")
+    assert b.why["neighbour"] == pytest.approx(W.neighbour_weight * 1.0)
+
+
+def test_session_context_prefers_turns_of_the_session_that_matched_most():
+    cands = [
+        turn("a1", {"fulltext": 1}, session_id="A"),
+        turn("a2", {"vector": 1}, session_id="A"),
+        turn("b1", {"fulltext": 2}, session_id="B"),
+        turn("a3", {"fulltext": 3}, session_id="A"),
+    ]
+    ranked = score_candidates(cands, understand("x"), RankingSection(neighbour_weight=0))
+    ids = [r.candidate.id for r in ranked]
+    assert ids.index("a3") < ids.index("b1") or ranked[ids.index("a3")].why["session"] > 0
+
+
+def test_speaker_named_in_query_boosts_their_turns():
+    cands = [
+        turn("m", {"fulltext": 1}, speaker="Melanie"),
+        turn("c", {"fulltext": 2}, speaker="Caroline"),
+    ]
+    intent = understand("What did Caroline paint?", speakers=("Caroline", "Melanie"))
+    assert intent.speakers == ("Caroline",)
+    ranked = score_candidates(cands, intent, W)
+    assert ranked[0].candidate.id == "c"
+    assert ranked[0].why["speaker"] == W.speaker_boost
+
+
+def test_time_named_in_query_boosts_items_from_then():
+    may = int(datetime(2023, 5, 8, tzinfo=UTC).timestamp() * 1000)
+    july = int(datetime(2023, 7, 1, tzinfo=UTC).timestamp() * 1000)
+    cands = [turn("july", {"fulltext": 1}, time_ms=july), turn("may", {"fulltext": 2}, time_ms=may)]
+    ranked = score_candidates(cands, understand("What happened in May 2023?"), W)
+    assert ranked[0].candidate.id == "may"
+    assert "time" in ranked[0].why and "time" not in ranked[1].why
+
+
+def test_validity_at_as_of_drops_items_not_valid_then():
+    c = turn("a", {"fulltext": 1}, valid_from_ms=100, valid_to_ms=200)
+    assert valid_at(c, 150) and not valid_at(c, 99) and not valid_at(c, 200) and valid_at(c, None)
+    assert score_candidates([c], understand("x"), W, as_of_ms=250) == []
+
+
+def test_knowledge_weights_rerank_corrections_and_lessons():
+    strong = Candidate(id="c1", kind=ItemKind.CORRECTION, text="use uv", tokens=3,
+                       ranks={"fulltext": 2}, weight=2.0)
+    weak = Candidate(id="c2", kind=ItemKind.CORRECTION, text="use pip", tokens=3,
+                     ranks={"fulltext": 1}, weight=0.0)
+    ranked = score_candidates([strong, weak], understand("x"), W)
+    assert ranked[0].candidate.id == "c1"
+    assert ranked[0].why["kind_weight"] == pytest.approx(1 + W.correction_weight * 2.0)
+
+
+def test_knowledge_item_points_back_to_its_turns():
+    lesson = Candidate(id="l", kind=ItemKind.LESSON, text="lesson", tokens=3,
+                       ranks={"fulltext": 1, "vector": 1}, turn_ids=("t2",))
+    cands = [lesson, turn("t1", {"fulltext": 5}), turn("t2", {"fulltext": 6})]
+    ranked = score_candidates(cands, understand("x"), RankingSection(session_weight=0))
+    turns = [r.candidate.id for r in ranked if r.candidate.kind is ItemKind.TURN]
+    assert turns == ["t2", "t1"]
+
+
+def test_recency_decays_older_items_when_enabled():
+    now = 1_000 * 86_400_000
+    old = turn("old", {"fulltext": 1}, time_ms=now - 365 * 86_400_000)
+    new = turn("new", {"fulltext": 2}, time_ms=now)
+    w = RankingSection(recency_weight=0.5, recency_half_life_days=30)
+    assert score_candidates([old, new], understand("x"), w, now_ms=now)[0].candidate.id == "new"
+    assert score_candidates([old, new], understand("x"), RankingSection(), now_ms=now)[0].candidate.id == "old"
+
+
+def _r(id, score, text, tokens=10):
+    return Ranked(turn(id, text=text, tokens=tokens), score, {})
+
+
+def test_mmr_skips_near_duplicates():
+    items = [_r("a", 1.0, "red apple pie"), _r("b", 0.99, "red apple pie"), _r("c", 0.8, "blue car")]
+    assert [r.candidate.id for r in mmr_pack(items, lam=1.0, limit=2, token_budget=None)] == ["a", "b"]
+    assert [r.candidate.id for r in mmr_pack(items, lam=0.5, limit=2, token_budget=None)] == ["a", "c"]
+
+
+def test_packing_never_exceeds_budget_and_fills_with_smaller_items():
+    items = [_r("big", 1.0, "x", 80), _r("mid", 0.9, "y", 50), _r("small", 0.5, "z", 15)]
+    picked = mmr_pack(items, lam=1.0, limit=10, token_budget=100)
+    assert [r.candidate.id for r in picked] == ["big", "small"]
+    assert sum(r.candidate.tokens for r in picked) <= 100
+    assert mmr_pack(items, lam=1.0, limit=10, token_budget=5) == []
+    assert len(mmr_pack(items, lam=1.0, limit=1, token_budget=None)) == 1
+
+
+def test_rank_end_to_end_respects_limit_and_budget():
+    cands = [turn(f"t{i}", {"fulltext": i + 1}, tokens=30, text=f"word{i} other") for i in range(20)]
+    out = rank(cands, understand("x"), W, limit=5, token_budget=100)
+    assert len(out) == 3
+    assert [r.candidate.id for r in out] == ["t0", "t1", "t2"]
