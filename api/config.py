@@ -30,7 +30,8 @@ class RankingSection(BaseModel):
     vector_candidates: int = Field(default=60, ge=1, le=1000)
     """How many vector hits the engine returns per query."""
     expand_top: int = Field(default=30, ge=0, le=500)
-    """How many fused candidates get their graph neighbourhood (NEXT, topics, provenance) expanded."""
+    """How many fused candidates get their graph neighbourhood (NEXT, topics, provenance)
+    expanded."""
     neighbour_window: int = Field(default=1, ge=0, le=5)
     """Turns either side (via NEXT) whose fused score flows into a turn."""
     neighbour_weight: float = Field(default=0.35, ge=0)

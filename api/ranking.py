@@ -195,7 +195,8 @@ def score_candidates(
         if c.kind is ItemKind.TURN and c.session_id:
             by_session[c.session_id].append(fused[c.id])
     session_score = {
-        s: sum(sorted(v, reverse=True)[: w.session_top]) / w.session_top for s, v in by_session.items()
+        s: sum(sorted(v, reverse=True)[: w.session_top]) / w.session_top
+        for s, v in by_session.items()
     }
     # Knowledge items point back to the turns they came from; each such turn receives the best.
     derived_to_turn: dict[str, float] = defaultdict(float)
@@ -233,7 +234,11 @@ def score_candidates(
             if hit:
                 why["speaker"] = w.speaker_boost
                 mult *= 1.0 + w.speaker_boost
-        if intent.times and c.time_ms is not None and any(r.contains(c.time_ms) for r in intent.times):
+        if (
+            intent.times
+            and c.time_ms is not None
+            and any(r.contains(c.time_ms) for r in intent.times)
+        ):
             why["time"] = w.time_boost
             mult *= 1.0 + w.time_boost
         if c.kind is not ItemKind.TURN:

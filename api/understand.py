@@ -30,18 +30,24 @@ _RELATIVE = re.compile(
     r"(?:a|one|two|three|few)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
     re.IGNORECASE,
 )
-_TEMPORAL_Q = re.compile(r"\b(when|what\s+(?:date|time|year|month|day)|how\s+long)\b", re.IGNORECASE)
+_TEMPORAL_Q = re.compile(
+    r"\b(when|what\s+(?:date|time|year|month|day)|how\s+long)\b", re.IGNORECASE
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
+# Common English function words: matching them adds noise, never evidence.
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had
-    has have having he her here hers herself him himself his how i if in into is it its itself just
-    me more most my myself no nor not now of off on once only or other our ours ourselves out over
-    own same she should so some such than that the their theirs them themselves then there these
-    they this those through to too under until up very was we were what when where which while who
-    whom why will with would you your yours yourself yourselves s t don shall may might must also
-    ever kind like get got go went """.split()
+    (  # noqa: SIM905 - a word list reads better as text
+        "a about above after again against all am an and any are as at be because been "
+        "before being below between both but by can could did do does doing down during "
+        "each few for from further had has have having he her here hers herself him "
+        "himself his how i if in into is it its itself just me more most my myself no nor "
+        "not now of off on once only or other our ours ourselves out over own same she "
+        "should so some such than that the their theirs them themselves then there these "
+        "they this those through to too under until up very was we were what when where "
+        "which while who whom why will with would you your yours yourself yourselves s t "
+        "don shall may might must also ever kind like get got go went "
+    ).split()
 )
 
 
@@ -117,7 +123,9 @@ def _relative(expr: str, now: datetime) -> TimeRange:
         return _month_range(y, m, e)
     if e in {"this year", "last year"}:
         y = now.year - (e == "last year")
-        return TimeRange(_ms(datetime(y, 1, 1, tzinfo=UTC)), _ms(datetime(y + 1, 1, 1, tzinfo=UTC)), e)
+        return TimeRange(
+            _ms(datetime(y, 1, 1, tzinfo=UTC)), _ms(datetime(y + 1, 1, 1, tzinfo=UTC)), e
+        )
     # "<n> <unit>s ago": a window around that point
     n_word, unit = e.split()[:2]
     n = {"a": 1, "one": 1, "two": 2, "three": 3, "few": 3}.get(n_word, 1)
@@ -150,8 +158,13 @@ def find_times(text: str, now: datetime) -> tuple[list[TimeRange], str]:
     rest = _MONTH_YEAR.sub(cut, rest)
     for m in _IN_YEAR.finditer(rest):
         y = int(m.group(1))
-        found.append(TimeRange(_ms(datetime(y, 1, 1, tzinfo=UTC)),
-                               _ms(datetime(y + 1, 1, 1, tzinfo=UTC)), m.group(0)))
+        found.append(
+            TimeRange(
+                _ms(datetime(y, 1, 1, tzinfo=UTC)),
+                _ms(datetime(y + 1, 1, 1, tzinfo=UTC)),
+                m.group(0),
+            )
+        )
     rest = _IN_YEAR.sub(cut, rest)
     for m in _RELATIVE.finditer(rest):
         found.append(_relative(m.group(0), now))
@@ -167,7 +180,9 @@ def _name_forms(name: str) -> set[str]:
     return forms
 
 
-def understand(text: str, *, speakers: tuple[str, ...] = (), now: datetime | None = None) -> QueryIntent:
+def understand(
+    text: str, *, speakers: tuple[str, ...] = (), now: datetime | None = None
+) -> QueryIntent:
     """Parse a free-text query into content terms, named speakers and named time ranges.
 
     Args:

@@ -10,8 +10,14 @@ W = RankingSection()
 
 
 def turn(id, ranks=None, tokens=10, **kw):
-    return Candidate(id=id, kind=ItemKind.TURN, text=kw.pop("text", f"text {id}"), tokens=tokens,
-                     ranks=ranks or {}, **kw)
+    return Candidate(
+        id=id,
+        kind=ItemKind.TURN,
+        text=kw.pop("text", f"text {id}"),
+        tokens=tokens,
+        ranks=ranks or {},
+        **kw,
+    )
 
 
 def test_rrf_first_in_every_list_scores_one_and_is_documented_formula():
@@ -29,7 +35,11 @@ def test_rrf_rewards_agreement_over_a_single_top_rank():
 
 
 def test_fusion_orders_by_agreement():
-    cands = [turn("a", {"fulltext": 1}), turn("b", {"fulltext": 2, "vector": 2}), turn("c", {"vector": 1})]
+    cands = [
+        turn("a", {"fulltext": 1}),
+        turn("b", {"fulltext": 2, "vector": 2}),
+        turn("c", {"vector": 1}),
+    ]
     w = RankingSection(neighbour_weight=0, session_weight=0)
     ranked = score_candidates(cands, understand("x"), w)
     assert [r.candidate.id for r in ranked] == ["b", "a", "c"]
@@ -82,28 +92,50 @@ def test_time_named_in_query_boosts_items_from_then():
     cands = [turn("july", {"fulltext": 1}, time_ms=july), turn("may", {"fulltext": 2}, time_ms=may)]
     ranked = score_candidates(cands, understand("What happened in May 2023?"), W)
     assert ranked[0].candidate.id == "may"
-    assert "time" in ranked[0].why and "time" not in ranked[1].why
+    assert "time" in ranked[0].why
+    assert "time" not in ranked[1].why
 
 
 def test_validity_at_as_of_drops_items_not_valid_then():
     c = turn("a", {"fulltext": 1}, valid_from_ms=100, valid_to_ms=200)
-    assert valid_at(c, 150) and not valid_at(c, 99) and not valid_at(c, 200) and valid_at(c, None)
+    assert valid_at(c, 150)
+    assert not valid_at(c, 99)
+    assert not valid_at(c, 200)
+    assert valid_at(c, None)
     assert score_candidates([c], understand("x"), W, as_of_ms=250) == []
 
 
 def test_knowledge_weights_rerank_corrections_and_lessons():
-    strong = Candidate(id="c1", kind=ItemKind.CORRECTION, text="use uv", tokens=3,
-                       ranks={"fulltext": 2}, weight=2.0)
-    weak = Candidate(id="c2", kind=ItemKind.CORRECTION, text="use pip", tokens=3,
-                     ranks={"fulltext": 1}, weight=0.0)
+    strong = Candidate(
+        id="c1",
+        kind=ItemKind.CORRECTION,
+        text="use uv",
+        tokens=3,
+        ranks={"fulltext": 2},
+        weight=2.0,
+    )
+    weak = Candidate(
+        id="c2",
+        kind=ItemKind.CORRECTION,
+        text="use pip",
+        tokens=3,
+        ranks={"fulltext": 1},
+        weight=0.0,
+    )
     ranked = score_candidates([strong, weak], understand("x"), W)
     assert ranked[0].candidate.id == "c1"
     assert ranked[0].why["kind_weight"] == pytest.approx(1 + W.correction_weight * 2.0)
 
 
 def test_knowledge_item_points_back_to_its_turns():
-    lesson = Candidate(id="l", kind=ItemKind.LESSON, text="lesson", tokens=3,
-                       ranks={"fulltext": 1, "vector": 1}, turn_ids=("t2",))
+    lesson = Candidate(
+        id="l",
+        kind=ItemKind.LESSON,
+        text="lesson",
+        tokens=3,
+        ranks={"fulltext": 1, "vector": 1},
+        turn_ids=("t2",),
+    )
     cands = [lesson, turn("t1", {"fulltext": 5}), turn("t2", {"fulltext": 6})]
     ranked = score_candidates(cands, understand("x"), RankingSection(session_weight=0))
     turns = [r.candidate.id for r in ranked if r.candidate.kind is ItemKind.TURN]
@@ -116,7 +148,10 @@ def test_recency_decays_older_items_when_enabled():
     new = turn("new", {"fulltext": 2}, time_ms=now)
     w = RankingSection(recency_weight=0.5, recency_half_life_days=30)
     assert score_candidates([old, new], understand("x"), w, now_ms=now)[0].candidate.id == "new"
-    assert score_candidates([old, new], understand("x"), RankingSection(), now_ms=now)[0].candidate.id == "old"
+    assert (
+        score_candidates([old, new], understand("x"), RankingSection(), now_ms=now)[0].candidate.id
+        == "old"
+    )
 
 
 def _r(id, score, text, tokens=10):
@@ -124,9 +159,19 @@ def _r(id, score, text, tokens=10):
 
 
 def test_mmr_skips_near_duplicates():
-    items = [_r("a", 1.0, "red apple pie"), _r("b", 0.99, "red apple pie"), _r("c", 0.8, "blue car")]
-    assert [r.candidate.id for r in mmr_pack(items, lam=1.0, limit=2, token_budget=None)] == ["a", "b"]
-    assert [r.candidate.id for r in mmr_pack(items, lam=0.5, limit=2, token_budget=None)] == ["a", "c"]
+    items = [
+        _r("a", 1.0, "red apple pie"),
+        _r("b", 0.99, "red apple pie"),
+        _r("c", 0.8, "blue car"),
+    ]
+    assert [r.candidate.id for r in mmr_pack(items, lam=1.0, limit=2, token_budget=None)] == [
+        "a",
+        "b",
+    ]
+    assert [r.candidate.id for r in mmr_pack(items, lam=0.5, limit=2, token_budget=None)] == [
+        "a",
+        "c",
+    ]
 
 
 def test_packing_never_exceeds_budget_and_fills_with_smaller_items():
@@ -139,7 +184,9 @@ def test_packing_never_exceeds_budget_and_fills_with_smaller_items():
 
 
 def test_rank_end_to_end_respects_limit_and_budget():
-    cands = [turn(f"t{i}", {"fulltext": i + 1}, tokens=30, text=f"word{i} other") for i in range(20)]
+    cands = [
+        turn(f"t{i}", {"fulltext": i + 1}, tokens=30, text=f"word{i} other") for i in range(20)
+    ]
     out = rank(cands, understand("x"), W, limit=5, token_budget=100)
     assert len(out) == 3
     assert [r.candidate.id for r in out] == ["t0", "t1", "t2"]

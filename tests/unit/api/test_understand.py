@@ -10,7 +10,9 @@ def ms(*a):
 
 
 def test_speakers_are_recognised_and_removed_from_terms():
-    i = understand("When did Caroline go to the LGBTQ support group?", speakers=("Caroline", "Melanie"))
+    i = understand(
+        "When did Caroline go to the LGBTQ support group?", speakers=("Caroline", "Melanie")
+    )
     assert i.speakers == ("Caroline",)
     assert i.terms == ("lgbtq", "support", "group")
     assert i.temporal
@@ -20,13 +22,15 @@ def test_speakers_are_recognised_and_removed_from_terms():
 def test_possessive_and_first_name_match():
     i = understand("What is Jon's favourite dance?", speakers=("Jon Smith", "Gina"))
     assert i.speakers == ("Jon Smith",)
-    assert "jon" not in i.terms and "favourite" in i.terms
+    assert "jon" not in i.terms
+    assert "favourite" in i.terms
 
 
 def test_month_year_range():
     i = understand("What did Melanie paint in May 2023?", now=NOW)
     assert [(t.start_ms, t.end_ms) for t in i.times] == [(ms(2023, 5, 1), ms(2023, 6, 1))]
-    assert "may" not in i.terms and "2023" not in i.terms
+    assert "may" not in i.terms
+    assert "2023" not in i.terms
 
 
 def test_day_month_year_and_month_day_year():
@@ -46,4 +50,6 @@ def test_relative_expressions_use_reference_time():
 
 def test_plain_query_has_no_time_and_keeps_text_fallback():
     i = understand("the of and")
-    assert i.terms == () and i.times == () and i.keyword_query == "the of and"
+    assert i.terms == ()
+    assert i.times == ()
+    assert i.keyword_query == "the of and"
