@@ -94,7 +94,7 @@ def referenced_names() -> frozenset[str]:
 
 _HEADER = re.compile(r"^//\s*([a-zA-Z\-]+)\s*:\s*(.*?)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_TEMPLATE = re.compile(r"\{\{|\}\}|%s|\{[a-z_]+\}")
+_TEMPLATE = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%|%s|%\(\w+\)s|\{[a-z_]+\}")
 _IN_TX = re.compile(r"\bIN\s+TRANSACTIONS\b", re.IGNORECASE)
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

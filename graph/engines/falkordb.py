@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 import redis.exceptions as rexc
-from falkordb.asyncio import FalkorDB
-from redis.asyncio import BlockingConnectionPool
+from falkordb.asyncio.graph import AsyncGraph
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 
 from graph.cypher import Dialect, Mode, Q, QueryRef
@@ -135,8 +135,10 @@ class FalkorDBGraph:
                 timeout=None,
                 decode_responses=True,
             )
-        self._client = FalkorDB(connection_pool=self._pool)
-        self._graph = self._client.select_graph(graph_name)
+        # The FalkorDB client's own constructor probes the server synchronously (cluster check);
+        # building the graph handle on a plain async Redis client keeps construction I/O-free.
+        self._client = Redis(connection_pool=self._pool)
+        self._graph = AsyncGraph(self._client, graph_name)
         self.graph_name = graph_name
         self._timeout_ms = int(query_timeout_s * 1000)
 
@@ -227,7 +229,7 @@ class FalkorDBGraph:
 
     async def ping(self) -> None:
         try:
-            await self._client.connection.ping()
+            await self._client.ping()
         except (rexc.ConnectionError, rexc.TimeoutError, OSError) as e:
             raise GraphUnavailableError(self.address, str(e) or type(e).__name__) from e
 

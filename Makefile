@@ -1,0 +1,60 @@
+# remgraph developer commands. Everything runs inside .venv, created on first use.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export TOKENIZERS_PARALLELISM := false
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install run test test-unit test-integration lint format typecheck schema check eval bench clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PY) >/dev/null || { echo "need $(PY) on PATH"; exit 1; }
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# CPU build of torch first (a local wheel on these machines); anything newer pulls CUDA builds.
+	$(BIN)/python -m pip install -q "torch==2.13.0"
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install remgraph with dev tools
+
+run: install ## start the embedded engine, ingest the bundled samples, serve the API
+	$(BIN)/remgraph up samples/
+
+test: install ## the whole test suite: unit, then integration on the embedded engine
+	$(BIN)/pytest -q -m "not integration" tests
+	$(BIN)/pytest -q -m integration tests
+
+test-unit: install
+	$(BIN)/pytest -q -m "not integration" tests
+
+test-integration: install
+	$(BIN)/pytest -q -m integration tests
+
+lint: install
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: install
+	$(BIN)/mypy graph api ingest consolidate remgraph
+
+schema: install ## refresh the committed GraphQL SDL
+	$(BIN)/remgraph api export-schema > api/schema.graphql
+
+check: lint typecheck test
+
+eval: install ## LoCoMo retrieval evaluation on the full dev file
+	$(BIN)/remgraph eval locomo ../shared/benchmarks/locomo/locomo-dev.json --out bench/results
+
+bench: install
+	$(BIN)/python bench/bench_graph.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""`python -m remgraph` runs the CLI."""
+
+from remgraph.cli import main
+
+main()

@@ -1,0 +1,155 @@
+"""The embedded FalkorDB server: lifecycle, safety defaults, clear errors, durability, backups."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from redis import Redis
+
+from graph.backup import backup, restore
+from graph.config import EmbeddedSettings
+from graph.cypher import Q
+from graph.embedded import EmbeddedServer
+from graph.engines.falkordb import FalkorDBGraph
+from graph.errors import EngineStartError, GraphError
+from graph.migrate import migrate
+
+# SchemaMigration rows are the smallest real write the graph core owns; they go through the same
+# adapter, parameter encoding and AOF as every other write.
+_RECORD = Q("migration.record")
+_APPLIED = Q("migration.applied")
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    s = EmbeddedServer(EmbeddedSettings(data_dir=tmp_path / "data"))
+    yield s
+    s.stop()
+
+
+def test_start_status_stop_lifecycle(server: EmbeddedServer) -> None:
+    assert server.status().running is False
+    assert server.start() is True
+    st = server.status()
+    assert st.running and st.pid is not None
+    assert server.start() is False  # already running: a second start is a no-op
+    mode = stat.S_IMODE(os.stat(server.socket_path).st_mode)
+    assert mode == 0o700  # only our user may connect
+    r = Redis(unix_socket_path=str(server.socket_path))
+    try:
+        assert r.config_get("port")["port"] == "0"  # no TCP listener by default
+        assert r.config_get("bind")["bind"] == "127.0.0.1"
+        assert r.config_get("appendonly")["appendonly"] == "yes"
+        assert r.config_get("appendfsync")["appendfsync"] == "everysec"
+    finally:
+        r.close()
+    assert server.stop() is True
+    assert server.status().running is False
+    assert not server.pid_file.exists()
+    assert server.stop() is False
+
+
+def test_port_taken_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        server = EmbeddedServer(EmbeddedSettings(data_dir=tmp_path / "d", port=port))
+        with pytest.raises(EngineStartError, match=f"127.0.0.1:{port} is taken"):
+            server.start()
+
+
+def test_unwritable_data_dir_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    server = EmbeddedServer(EmbeddedSettings(data_dir=blocker / "data"))
+    with pytest.raises(EngineStartError, match="not writable.*REMGRAPH_EMBEDDED__DATA_DIR"):
+        server.start()
+
+
+def test_long_data_dir_gets_a_short_socket(tmp_path: Path) -> None:
+    deep = tmp_path / ("x" * 60) / ("y" * 60)
+    server = EmbeddedServer(EmbeddedSettings(data_dir=deep))
+    assert len(str(server.socket_path)) <= 100
+    try:
+        server.start()
+        assert server.status().running
+    finally:
+        server.stop()
+
+
+async def test_sigkill_loses_no_acknowledged_write(server: EmbeddedServer) -> None:
+    server.start()
+    db = FalkorDBGraph(graph_name="durable", unix_socket=str(server.socket_path))
+    for i in range(300):  # each write is acknowledged before the next is sent
+        await db.write(_RECORD, id=f"w{i:04d}", checksum="c", applied_at=i)
+    await db.close()
+    server.kill()  # SIGKILL: no shutdown, no final flush
+    assert not server.status().running
+    assert server.start() is True
+    db = FalkorDBGraph(graph_name="durable", unix_socket=str(server.socket_path))
+    rows = await db.read(_APPLIED)
+    await db.close()
+    assert [r["id"] for r in rows] == [f"w{i:04d}" for i in range(300)]
+
+
+async def test_backup_restore_round_trip(server: EmbeddedServer, tmp_path: Path) -> None:
+    server.start()
+    sock = str(server.socket_path)
+    db = FalkorDBGraph(graph_name="g", unix_socket=sock)
+    await migrate(db)
+    await db.write(_RECORD, id="before", checksum="c", applied_at=1)
+    info = await backup(tmp_path / "b.rgbak", unix_socket=sock)
+    assert info.graphs == ("g",)
+    await db.write(_RECORD, id="after", checksum="c", applied_at=2)
+    with pytest.raises(GraphError, match="already exist"):
+        await restore(tmp_path / "b.rgbak", unix_socket=sock)
+    await restore(tmp_path / "b.rgbak", unix_socket=sock, replace=True)
+    ids = [r["id"] for r in await db.read(_APPLIED)]
+    await db.close()
+    assert "before" in ids and "after" not in ids
+
+
+def _cli(args: list[str], data: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    e = {**os.environ, "REMGRAPH_EMBEDDED__DATA_DIR": str(data), **env}
+    e.pop("REMGRAPH_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "remgraph", *args], capture_output=True,
+                          text=True, env=e, timeout=120)
+
+
+def test_cli_start_migrate_status_stop(tmp_path: Path) -> None:
+    data = tmp_path / "cli"
+    try:
+        assert _cli(["db", "start"], data).returncode == 0
+        mig = _cli(["db", "migrate"], data)
+        assert mig.returncode == 0, mig.stderr
+        st = _cli(["db", "status"], data)
+        assert st.returncode == 0, st.stderr
+        assert "running" in st.stdout and "0001_constraints" in st.stdout
+        again = _cli(["db", "migrate"], data)
+        assert "applied: none" in again.stdout.replace("\n", " ")
+    finally:
+        _cli(["db", "stop"], data)
+    down = _cli(["db", "status"], data)
+    assert down.returncode == 1
+
+
+def test_cli_bad_setting_is_one_line_without_traceback(tmp_path: Path) -> None:
+    res = _cli(["db", "status"], tmp_path, REMGRAPH_ENGINE="oracle")
+    assert res.returncode == 2
+    assert "REMGRAPH_ENGINE" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_cli_unreachable_engine_names_the_address(tmp_path: Path) -> None:
+    res = _cli(["db", "migrate"], tmp_path, REMGRAPH_ENGINE="falkordb",
+               REMGRAPH_FALKORDB__PORT="1", REMGRAPH_FALKORDB__HOST="127.0.0.1")
+    assert res.returncode == 1
+    assert "redis://127.0.0.1:1" in res.stderr
+    assert "Traceback" not in res.stderr
