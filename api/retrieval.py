@@ -1,0 +1,289 @@
+"""Retrieval: the I/O half of `context` and `search` (candidate queries), ranking stays pure.
+
+One `context` call makes, per candidate source, one query: fulltext and vector hits (concurrently),
+then one graph expansion query (`NEXT` neighbours) and one fetch of every candidate's fields. Every
+query takes `$projects`, so a caller scoped to project A never sees a row of project B, whatever
+the ranking does afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from api.config import RankingSection
+from api.ranking import (
+    FULLTEXT,
+    VECTOR,
+    Candidate,
+    ItemKind,
+    Ranked,
+    rank,
+    rrf,
+    score_candidates,
+)
+from api.understand import QueryIntent, understand
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.embed import Embedder
+from graph.timeutil import OPEN, from_ms, now_ms
+
+log = logging.getLogger("remgraph.api.retrieval")
+
+_TURN_FULLTEXT = Q("context.turn_fulltext")
+_TURN_VECTOR = Q("context.turn_vector")
+_TURNS_FETCH = Q("context.turns_fetch")
+_TURN_NEIGHBOURS = Q("context.turn_neighbours")
+_SPEAKERS = Q("context.speakers")
+
+_SPEAKER_TTL_S = 60.0
+_VECTOR_OVERSAMPLE = 4
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Projects a caller may read: explicit slugs, or `("*",)` for every project."""
+
+    projects: tuple[str, ...]
+
+    def allows(self, project: str) -> bool:
+        """Whether `project` is readable in this scope."""
+        return "*" in self.projects or project in self.projects
+
+    def narrow(self, project: str | None) -> tuple[str, ...]:
+        """The `$projects` parameter for a query optionally restricted to one project."""
+        if project is None:
+            return self.projects
+        return (project,) if self.allows(project) else ()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: an id and the engine's score for it."""
+
+    id: str
+    score: float
+
+
+@dataclass
+class ContextResult:
+    """Ranked items plus what the ranking saw."""
+
+    items: list[Ranked]
+    intent: QueryIntent
+    candidates: int
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _turn_candidate(
+    r: dict[str, Any], ranks: dict[str, int], neighbours: Sequence[str]
+) -> Candidate:
+    text = r.get("text") or ""
+    speaker = r.get("speaker") or ""
+    tokens = int(r.get("tokens") or 0) or max(1, len(text) // 4)
+    vt = r.get("valid_to")
+    return Candidate(
+        id=r["id"],
+        kind=ItemKind.TURN,
+        text=text,
+        tokens=tokens,
+        ranks=ranks,
+        session_id=r.get("session_id"),
+        ordinal=r.get("ordinal"),
+        speaker=speaker,
+        time_ms=r.get("valid_from"),
+        valid_from_ms=r.get("valid_from"),
+        valid_to_ms=None if vt is None or vt >= OPEN else int(vt),
+        turn_ids=(r["id"],),
+        neighbours=tuple(neighbours),
+        quality=r.get("quality"),
+    )
+
+
+class RetrievalService:
+    """Runs candidate queries for `context`/`search` and hands them to `api.ranking`."""
+
+    def __init__(self, db: GraphDB, embedder: Embedder | None, ranking: RankingSection) -> None:
+        self._db = db
+        self._embedder = embedder
+        self.ranking = ranking
+        self._speakers: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
+
+    @property
+    def has_vectors(self) -> bool:
+        """Whether a query embedder is configured."""
+        return self._embedder is not None
+
+    async def embed_query(self, text: str) -> list[float] | None:
+        """The query's embedding, or None without an embedder."""
+        if self._embedder is None or not text.strip():
+            return None
+        vec = await self._embedder.embed([text])
+        return [float(x) for x in vec[0]]
+
+    async def speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
+        """Speaker names seen in `projects` (cached for a minute)."""
+        cached = self._speakers.get(projects)
+        now = time.monotonic()
+        if cached and now - cached[0] < _SPEAKER_TTL_S:
+            return cached[1]
+        rows = await self._db.read(_SPEAKERS, projects=list(projects))
+        names = tuple(str(r["speaker"]) for r in rows if r["speaker"])
+        self._speakers[projects] = (now, names)
+        return names
+
+    async def fulltext(
+        self, text: str, projects: tuple[str, ...], *, k: int, as_of: int, known_at: int
+    ) -> list[Hit]:
+        """Fulltext (BM25-style) hits on turns, best first."""
+        q = self._db.fulltext_query(text)
+        if not q or not projects:
+            return []
+        rows = await self._db.read(
+            _TURN_FULLTEXT, q=q, k=k, projects=list(projects), as_of=as_of, known_at=known_at
+        )
+        return [Hit(r["id"], float(r["score"])) for r in rows]
+
+    async def vector(
+        self,
+        vector: list[float] | None,
+        projects: tuple[str, ...],
+        *,
+        k: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[Hit]:
+        """Nearest turns by embedding (cosine similarity), best first."""
+        if vector is None or not projects:
+            return []
+        rows = await self._db.read(
+            _TURN_VECTOR,
+            vector=vector,
+            k=k,
+            k_search=k * _VECTOR_OVERSAMPLE,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return [Hit(r["id"], float(r["score"])) for r in rows]
+
+    async def candidates(
+        self,
+        query: str,
+        intent: QueryIntent,
+        projects: tuple[str, ...],
+        *,
+        as_of: int,
+        known_at: int,
+        vector: list[float] | None,
+        timings: dict[str, float] | None = None,
+    ) -> list[Candidate]:
+        """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs."""
+        w = self.ranking
+        t0 = time.perf_counter()
+        ft, vec = await asyncio.gather(
+            self.fulltext(
+                intent.keyword_query,
+                projects,
+                k=w.fulltext_candidates,
+                as_of=as_of,
+                known_at=known_at,
+            ),
+            self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
+        )
+        t1 = time.perf_counter()
+        ranks: dict[str, dict[str, int]] = {}
+        for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
+            for i, h in enumerate(hits, start=1):
+                ranks.setdefault(h.id, {})[src] = i
+        hit_ids = list(ranks)
+        neighbours: dict[str, set[str]] = {i: set() for i in hit_ids}
+        if hit_ids and w.neighbour_window > 0:
+            rows = await self._db.read(
+                _TURN_NEIGHBOURS, ids=hit_ids, projects=list(projects), window=w.neighbour_window
+            )
+            # Only the best hits bring new turns in; every hit learns its neighbours.
+            weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
+            top = set(
+                sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
+            )
+            for r in rows:
+                for n in r["neighbours"]:
+                    if n in ranks or r["id"] in top:
+                        neighbours.setdefault(r["id"], set()).add(n)
+                        neighbours.setdefault(n, set()).add(r["id"])
+        t2 = time.perf_counter()
+        ids = list(dict.fromkeys([*hit_ids, *neighbours]))
+        rows = await self._db.read(_TURNS_FETCH, ids=ids, projects=list(projects)) if ids else []
+        t3 = time.perf_counter()
+        if timings is not None:
+            timings.update(search=(t1 - t0) * 1000, expand=(t2 - t1) * 1000, fetch=(t3 - t2) * 1000)
+        return [
+            _turn_candidate(r, ranks.get(r["id"], {}), sorted(neighbours.get(r["id"], ())))
+            for r in rows
+        ]
+
+    async def context(
+        self,
+        query: str,
+        projects: tuple[str, ...],
+        *,
+        limit: int,
+        token_budget: int | None,
+        as_of: int | None = None,
+        known_at: int | None = None,
+        kinds: frozenset[ItemKind] | None = None,
+        use_vector: bool = True,
+        pack: bool = True,
+    ) -> ContextResult:
+        """Rank context for `query` in `projects`: the whole `context` query minus formatting."""
+        now = now_ms()
+        as_of_ms = now if as_of is None else as_of
+        known_ms = now if known_at is None else known_at
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        speakers = await self.speakers(projects) if projects else ()
+        # Relative times ("last year") are relative to the as-of time when one is given.
+        intent = understand(query, speakers=speakers, now=from_ms(as_of_ms))
+        vector = await self.embed_query(query) if use_vector else None
+        t1 = time.perf_counter()
+        timings["understand_embed"] = (t1 - t0) * 1000
+        cands = await self.candidates(
+            query,
+            intent,
+            projects,
+            as_of=as_of_ms,
+            known_at=known_ms,
+            vector=vector,
+            timings=timings,
+        )
+        if kinds is not None:
+            cands = [c for c in cands if c.kind in kinds or c.kind is ItemKind.TURN]
+        t2 = time.perf_counter()
+        if pack:
+            items = rank(
+                cands,
+                intent,
+                self.ranking,
+                limit=limit,
+                token_budget=token_budget,
+                as_of_ms=as_of_ms,
+                now_ms=now,
+            )
+        else:
+            items = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
+            items = items[:limit]
+        if kinds is not None:
+            items = [r for r in items if r.candidate.kind in kinds]
+        timings["rank"] = (time.perf_counter() - t2) * 1000
+        return ContextResult(items=items, intent=intent, candidates=len(cands), timings_ms=timings)
+
+
+def parse_time(value: datetime | None) -> int | None:
+    """Epoch ms of an optional aware datetime."""
+    return None if value is None else int(value.timestamp() * 1000)

@@ -1,0 +1,6 @@
+// mode: read
+// params:
+// returns: props
+MATCH (k:ApiKey)
+RETURN properties(k) AS props
+ORDER BY k.created_at, k.id

@@ -1,0 +1,13 @@
+// mode: read
+// params: q, k, projects, as_of, known_at
+// returns: id, score
+// dialect-only: yes
+// why: BM25 (Lucene) candidates for context ranking; project filter in Cypher ('*' = every project).
+CALL db.index.fulltext.queryNodes('turn_text', $q) YIELD node, score
+WITH node, score
+WHERE (node.project IN $projects OR '*' IN $projects)
+  AND node.valid_from <= $as_of AND node.valid_to > $as_of
+  AND node.recorded_at <= $known_at AND node.expired_at > $known_at
+RETURN node.id AS id, score AS score
+ORDER BY score DESC, id
+LIMIT $k
