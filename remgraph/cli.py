@@ -17,6 +17,7 @@ from rich.console import Console
 
 from graph.cli import app as db_app
 from graph.errors import GraphError
+from graph.explore import instructions
 
 app = typer.Typer(
     name="remgraph",
@@ -41,6 +42,14 @@ def root(
         level=logging.DEBUG if debug else getattr(logging, log_level.upper(), logging.WARNING),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+
+
+@app.command()
+def explore(
+    browser_url: Annotated[str, typer.Option(help="Neo4j Browser URL")] = "http://127.0.0.1:7474",
+) -> None:
+    """Print how to explore the graph in Neo4j Browser with the bundled guides and style sheet."""
+    Console().print(instructions(browser_url), highlight=False, soft_wrap=True)
 
 
 def _describe_validation(e: ValidationError) -> str:
