@@ -1,0 +1,12 @@
+// mode: read
+// params: q, projects, limit, as_of, known_at
+// returns: id, score
+// dialect-only: yes
+// why: Lucene index `turn_text` by name; score: Lucene relevance, higher is better.
+CALL db.index.fulltext.queryNodes('turn_text', $q) YIELD node AS n, score
+WHERE ($projects IS NULL OR n.project IN $projects)
+  AND n.valid_from <= $as_of AND n.valid_to > $as_of
+  AND n.recorded_at <= $known_at AND n.expired_at > $known_at
+RETURN n.id AS id, score AS score
+ORDER BY score DESC, id
+LIMIT $limit

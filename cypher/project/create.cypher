@@ -1,0 +1,8 @@
+// mode: write
+// params: row
+// returns: id
+// why: CREATE, not MERGE: the uniqueness constraint on Project.id turns a taken slug into a
+//      ConflictError (the API's createProject relies on it).
+CREATE (n:Project)
+SET n = $row
+RETURN n.id AS id

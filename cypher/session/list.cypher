@@ -1,0 +1,12 @@
+// mode: read
+// params: projects, after, limit, as_of, known_at
+// returns: node, id
+// why: cursor pagination by id; `projects` null means every project.
+MATCH (n:Session)
+WHERE ($projects IS NULL OR n.project IN $projects)
+  AND n.id > $after
+  AND n.valid_from <= $as_of AND n.valid_to > $as_of
+  AND n.recorded_at <= $known_at AND n.expired_at > $known_at
+RETURN n {.*, embedding: null} AS node, n.id AS id
+ORDER BY id
+LIMIT $limit

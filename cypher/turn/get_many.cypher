@@ -1,0 +1,9 @@
+// mode: read
+// params: ids, as_of, known_at
+// returns: node
+// why: batch lookup (DataLoader-friendly); the repository restores the order of `ids`.
+UNWIND $ids AS id
+MATCH (n:Turn {id: id})
+WHERE n.valid_from <= $as_of AND n.valid_to > $as_of
+  AND n.recorded_at <= $known_at AND n.expired_at > $known_at
+RETURN n {.*, embedding: null} AS node

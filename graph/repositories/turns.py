@@ -1,0 +1,54 @@
+"""`TurnRepository`: the messages of sessions, with fulltext and vector search."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from graph.cypher import Q
+from graph.models import Turn
+from graph.records import Row, turn_from_record, turn_to_row
+from graph.repositories.base import TemporalRepository, window
+
+_UPSERT = Q("turn.upsert_many")
+_GET_MANY = Q("turn.get_many")
+_LIST = Q("turn.list")
+_CLOSE = Q("turn.close")
+_SET_EMBEDDINGS = Q("turn.set_embeddings")
+_SEARCH_FULLTEXT = Q("turn.search_fulltext")
+_SEARCH_VECTOR = Q("turn.search_vector")
+
+
+class TurnRepository(TemporalRepository[Turn]):
+    """Reads and writes `Turn` nodes; `upsert_many` also writes embeddings the turns carry."""
+
+    kind = "turn"
+    upsert_query = _UPSERT
+    get_many_query = _GET_MANY
+    close_query = _CLOSE
+    embeddings_query = _SET_EMBEDDINGS
+    fulltext_query = _SEARCH_FULLTEXT
+    vector_query = _SEARCH_VECTOR
+
+    def _row(self, m: Turn) -> Row:
+        return turn_to_row(m)
+
+    def _model(self, r: Mapping[str, Any]) -> Turn:
+        return turn_from_record(r)
+
+    async def list(
+        self,
+        session_id: str,
+        *,
+        after: int = -1,
+        limit: int = 100,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[Turn]:
+        """A session's turns in ordinal order, starting after the ordinal `after`."""
+        a, k = window(as_of, known_at)
+        rows = await self.db.read(
+            _LIST, session_id=session_id, after=after, limit=limit, as_of=a, known_at=k
+        )
+        return [self._model(r["node"]) for r in rows]
