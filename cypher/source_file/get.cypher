@@ -1,0 +1,6 @@
+// mode: read
+// params: id
+// returns: node
+// why: the ingest state of one transcript file (offset, prefix hash, parser cursor).
+MATCH (f:SourceFile {id: $id})
+RETURN f {.*} AS node

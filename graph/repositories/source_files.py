@@ -1,0 +1,109 @@
+"""Ingest bookkeeping: one `SourceFile` node per transcript file.
+
+It remembers how much of the file has been ingested (byte offset and line, the SHA-256 of that
+prefix, size and mtime of the whole file) and the parser's resumable cursor as JSON, so a re-run
+skips unchanged files and an appended file resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.timeutil import now_ms
+
+__all__ = ["SourceFileRepository", "SourceFileState", "source_file_id"]
+
+_GET = Q("source_file.get")
+_SAVE = Q("source_file.save")
+_OPEN_TURNS = Q("source_file.open_turns")
+_LIST = Q("source_file.list")
+
+
+def source_file_id(path: str) -> str:
+    """Deterministic node id of a file path (`src_` + blake2b of the path)."""
+    digest = hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=12)
+    return "src_" + digest.hexdigest()
+
+
+class SourceFileState(BaseModel):
+    """What has been ingested from one file."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    path: str
+    """Absolute path."""
+    format: str
+    """Parser used."""
+    size: int
+    """File size when last ingested."""
+    mtime_ns: int
+    """Modification time (ns) when last ingested."""
+    file_sha: str
+    """SHA-256 of the whole file when last ingested."""
+    offset: int
+    """Bytes consumed (complete lines, for JSONL formats)."""
+    line: int = 0
+    """Lines consumed."""
+    prefix_sha: str
+    """SHA-256 of the first `offset` bytes: an append is trusted only if this still matches."""
+    cursor_json: str = ""
+    """The parser's resumable cursor as JSON."""
+    session_ids: tuple[str, ...] = ()
+    """Sessions the file produced."""
+    turns: int = 0
+    """Turns ingested from the file in total."""
+    updated_at: int = 0
+    """Epoch ms of the last save."""
+
+    @property
+    def id(self) -> str:
+        """Node id."""
+        return source_file_id(self.path)
+
+
+class SourceFileRepository:
+    """Reads and writes `SourceFile` nodes."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self.db = db
+
+    async def get(self, path: str) -> SourceFileState | None:
+        """The saved state of `path`, or None when it was never ingested."""
+        rows = await self.db.read(_GET, id=source_file_id(path))
+        if not rows:
+            return None
+        node: dict[str, Any] = dict(rows[0]["node"])
+        node["session_ids"] = tuple(node.get("session_ids") or ())
+        return SourceFileState.model_validate(node)
+
+    async def save(self, state: SourceFileState) -> None:
+        """Create or replace the state of `state.path`."""
+        row = state.model_dump()
+        row["session_ids"] = list(state.session_ids)
+        row["id"] = state.id
+        row["updated_at"] = state.updated_at or now_ms()
+        await self.db.write(_SAVE, row=row)
+
+    async def open_turn_ids(self, file: str, session_ids: Sequence[str]) -> list[str]:
+        """Ids of the still-current turns of `session_ids` that were read from `file`."""
+        if not session_ids:
+            return []
+        rows = await self.db.read(_OPEN_TURNS, session_ids=list(session_ids), file=file,
+                                  now=now_ms())
+        return [r["id"] for r in rows]
+
+    async def list(self, prefix: str = "") -> list[SourceFileState]:
+        """Every saved file whose path starts with `prefix`."""
+        rows = await self.db.read(_LIST, prefix=prefix)
+        out = []
+        for r in rows:
+            node = dict(r["node"])
+            node["session_ids"] = tuple(node.get("session_ids") or ())
+            out.append(SourceFileState.model_validate(node))
+        return out

@@ -1,0 +1,36 @@
+"""Ingest settings: the `ingest` section, read from `REMGRAPH_INGEST__*`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.config import GraphSettings
+
+__all__ = ["IngestSection", "IngestSettings"]
+
+
+class IngestSection(BaseModel):
+    """How transcripts are parsed, embedded and written."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    batch_size: int = Field(default=256, ge=1, le=10_000)
+    """Turns per embed + write batch (one UNWIND round trip per query per batch)."""
+    tool_payload_chars: int = Field(default=2000, ge=0)
+    """Tool inputs/outputs are cut to this many characters (head + tail); 0 keeps them whole."""
+    max_turn_chars: int = Field(default=20_000, ge=0)
+    """Any turn's text is cut to this many characters; 0 keeps it whole."""
+    date_prefix: bool = True
+    """Embed `[8 May 2023] speaker: text` rather than the bare text (helps date questions)."""
+    embed: bool = True
+    """Compute turn embeddings (off: turns land without vectors)."""
+    overlap: bool = True
+    """Embed the next batch while the previous one is written."""
+    watch_interval_s: float = Field(default=1.0, gt=0)
+    """Polling period of `--watch`."""
+
+
+class IngestSettings(GraphSettings):
+    """Graph settings plus the `ingest` section."""
+
+    ingest: IngestSection = Field(default_factory=IngestSection)

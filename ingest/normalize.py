@@ -1,0 +1,102 @@
+"""Pure text stages: cleanup, truncation, token estimates, hashes and the embedding prefix.
+
+Nothing here does I/O; every function is deterministic, so re-runs produce identical turns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from datetime import datetime
+
+from graph.ids import content_hash
+from ingest.models import ParsedSession, ParsedTurn
+
+__all__ = [
+    "clean_text",
+    "embedding_text",
+    "estimate_tokens",
+    "normalize_session",
+    "normalize_turn",
+    "slugify",
+    "truncate",
+]
+
+# C0 controls except TAB/LF, plus DEL and C1 controls: noise in transcripts, and NUL breaks engines.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def clean_text(text: str) -> str:
+    """Make text safe to store: lone surrogates → U+FFFD, NUL/control chars dropped, CRLF → LF."""
+    if not text:
+        return ""
+    text = _SURROGATE.sub("\ufffd", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    return text.strip()
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """Cut `text` to about `limit` characters, keeping its head and tail around a marker.
+
+    Returns the (possibly) shortened text and whether anything was cut. `limit <= 0` disables it.
+    """
+    if limit <= 0 or len(text) <= limit:
+        return text, False
+    marker = f"\n…[{len(text) - limit} of {len(text)} chars truncated]…\n"
+    head = max(1, (limit * 3) // 4)
+    tail = max(0, limit - head)
+    return text[:head] + marker + (text[-tail:] if tail else ""), True
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (characters / 4, rounded up), good enough for budgets and stats."""
+    return math.ceil(len(text) / 4) if text else 0
+
+
+def slugify(name: str) -> str:
+    """Project slug: ASCII, lower case, dashes; `unknown` for nothing usable."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = _SLUG.sub("-", ascii_name.lower()).strip("-")
+    return slug[:64] or "unknown"
+
+
+def _date_label(dt: datetime) -> str:
+    return f"{dt.day} {dt.strftime('%b %Y')}"
+
+
+def embedding_text(turn: ParsedTurn, session_date: datetime | None, *, prefix: bool = True) -> str:
+    """The text that is embedded: `[8 May 2023] Caroline: ...` (the date prefix helps retrieval)."""
+    who = turn.speaker or turn.role
+    if not prefix:
+        return f"{who}: {turn.text}"
+    when = session_date or turn.timestamp
+    return f"[{_date_label(when)}] {who}: {turn.text}"
+
+
+def normalize_turn(turn: ParsedTurn, *, max_chars: int) -> ParsedTurn:
+    """Clean, bound and hash one turn (idempotent: normalising twice changes nothing more)."""
+    text = clean_text(turn.text)
+    digest = content_hash(text)
+    full = max(turn.full_size, len(text))
+    text, cut = truncate(text, max_chars)
+    return turn.model_copy(
+        update={
+            "text": text,
+            "speaker": clean_text(turn.speaker),
+            "full_size": full,
+            "truncated": turn.truncated or cut,
+            "content_hash": turn.content_hash or digest,
+            "token_estimate": estimate_tokens(text),
+        }
+    )
+
+
+def normalize_session(session: ParsedSession, *, max_chars: int) -> ParsedSession:
+    """Normalise every turn of a session and clean its title."""
+    turns = tuple(normalize_turn(t, max_chars=max_chars) for t in session.turns)
+    title = clean_text(session.title)
+    return session.model_copy(update={"turns": turns, "title": title[:200]})

@@ -1,0 +1,49 @@
+"""Pick the parser for a file: by `--format`, else by sniffing its first KiB and its name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.sources.base import SourceParser
+from ingest.sources.chatgpt import ChatGPTParser
+from ingest.sources.claude_code import ClaudeCodeParser
+from ingest.sources.codex import CodexParser
+from ingest.sources.generic import GenericParser
+from ingest.sources.locomo import LocomoParser
+
+__all__ = ["FORMATS", "detect_format", "parser_for", "wanted_file"]
+
+FORMATS: tuple[str, ...] = ("claude-code", "codex", "chatgpt", "generic", "locomo")
+SUFFIXES = (".jsonl", ".json", ".ndjson")
+_SNIFF_BYTES = 8192
+
+
+def parser_for(name: str) -> SourceParser:
+    """A fresh parser for a format name (one of `FORMATS`)."""
+    parsers: dict[str, type[SourceParser]] = {
+        "claude-code": ClaudeCodeParser, "codex": CodexParser, "chatgpt": ChatGPTParser,
+        "generic": GenericParser, "locomo": LocomoParser,
+    }
+    try:
+        return parsers[name]()
+    except KeyError:
+        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}") from None
+
+
+def wanted_file(path: Path) -> bool:
+    """Whether a file found under a directory argument looks like a transcript."""
+    return path.suffix.lower() in SUFFIXES and not path.name.startswith(".")
+
+
+def detect_format(path: Path, head: bytes | None = None) -> str | None:
+    """The best-scoring format for `path`, or None when nothing scores at least 30."""
+    if head is None:
+        with path.open("rb") as f:
+            head = f.read(_SNIFF_BYTES)
+    text = head.decode("utf-8", errors="replace")
+    best, score = None, 0
+    for name in FORMATS:
+        s = parser_for(name).sniff(path, text)
+        if s > score:
+            best, score = name, s
+    return best if score >= 30 else None
