@@ -1,0 +1,241 @@
+"""Pure graph building for the communities job: projection rows → weighted edges → summaries.
+
+Edge sources, each summed into one undirected weight per pair:
+- shared provenance: items derived from (or topics mentioned in) the same turn get 1.0; items from
+  the same session share 0.5 spread over the session's items (big sessions do not dominate);
+- explicit links: `RELATED_TO` (its co-occurrence weight), `DUPLICATE_OF` 1.0, `SUPERSEDES` and
+  `CONTRADICTS` 0.5;
+- embedding similarity: cosine ≥ threshold to one of an item's `k` nearest neighbours (blocked
+  matrix products, so memory stays bounded).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from consolidate.text import clip, jaccard, top_keywords
+
+LINK_WEIGHTS = {"RELATED_TO": 1.0, "DUPLICATE_OF": 1.0, "SUPERSEDES": 0.5, "CONTRADICTS": 0.5}
+"""Default weight per explicit link type (RELATED_TO uses its stored weight when present)."""
+
+SESSION_CLIQUE_MAX = 200
+"""Sessions with more items than this are linked as a ring instead of a clique."""
+
+
+@dataclass(frozen=True)
+class KnowledgeNode:
+    """One projected knowledge item."""
+
+    id: str
+    kind: str
+    title: str = ""
+    text: str = ""
+    keywords: tuple[str, ...] = ()
+    weight: float = 0.0
+    turn_ids: tuple[str, ...] = ()
+    session_ids: tuple[str, ...] = ()
+
+
+def node_from_row(r: Mapping[str, Any]) -> KnowledgeNode:
+    """`KnowledgeNode` from a `community.project_nodes` row."""
+    return KnowledgeNode(
+        id=str(r["id"]), kind=str(r["kind"]), title=str(r.get("title") or ""),
+        text=str(r.get("text") or ""), keywords=tuple(r.get("keywords") or ()),
+        weight=float(r.get("weight") or 0.0), turn_ids=tuple(r.get("turn_ids") or ()),
+        session_ids=tuple(r.get("session_ids") or ()),
+    )
+
+
+@dataclass
+class EdgeBuilder:
+    """Accumulates undirected weighted edges between known node ids."""
+
+    known: set[str]
+    weights: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    def add(self, a: str, b: str, w: float) -> None:
+        if a == b or w <= 0 or a not in self.known or b not in self.known:
+            return
+        key = (a, b) if a < b else (b, a)
+        self.weights[key] = self.weights.get(key, 0.0) + w
+
+    def edges(self) -> list[tuple[str, str, float]]:
+        return [(a, b, w) for (a, b), w in sorted(self.weights.items())]
+
+
+def _group_edges(eb: EdgeBuilder, groups: Mapping[str, set[str]], *, total: float,
+                 per_pair: bool) -> None:
+    for _, members in sorted(groups.items()):
+        items = sorted(members)
+        k = len(items)
+        if k < 2:
+            continue
+        if k > SESSION_CLIQUE_MAX:
+            for i in range(k):
+                eb.add(items[i], items[(i + 1) % k], total)
+            continue
+        w = total if per_pair else total / (k - 1)
+        for i in range(k):
+            for j in range(i + 1, k):
+                eb.add(items[i], items[j], w)
+
+
+def build_edges(
+    nodes: Sequence[KnowledgeNode],
+    provenance: Iterable[Mapping[str, Any]] = (),
+    links: Iterable[Mapping[str, Any]] = (),
+    similar: Iterable[tuple[str, str, float]] = (),
+) -> list[tuple[str, str, float]]:
+    """All weighted edges between `nodes` (sorted, deterministic)."""
+    eb = EdgeBuilder(known={n.id for n in nodes})
+    by_turn: dict[str, set[str]] = defaultdict(set)
+    by_session: dict[str, set[str]] = defaultdict(set)
+    for n in nodes:
+        for t in n.turn_ids:
+            by_turn[t].add(n.id)
+        for s in n.session_ids:
+            by_session[s].add(n.id)
+    for r in provenance:
+        item = str(r["item_id"])
+        if r.get("turn_id"):
+            by_turn[str(r["turn_id"])].add(item)
+        if r.get("session_id"):
+            by_session[str(r["session_id"])].add(item)
+    _group_edges(eb, by_turn, total=1.0, per_pair=True)
+    _group_edges(eb, by_session, total=0.5, per_pair=False)
+    for r in links:
+        kind = str(r.get("type") or "RELATED_TO")
+        w = r.get("weight")
+        weight = float(w) if kind == "RELATED_TO" and w is not None else LINK_WEIGHTS.get(kind, 0.5)
+        eb.add(str(r["source_id"]), str(r["target_id"]), weight)
+    for a, b, sim in similar:
+        eb.add(a, b, float(sim))
+    return eb.edges()
+
+
+def normalize_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out: np.ndarray = matrix / norms
+    return out
+
+
+def similar_pairs(
+    ids: Sequence[str],
+    vectors: np.ndarray,
+    *,
+    threshold: float,
+    k: int = 10,
+    block: int = 2_048,
+) -> list[tuple[str, str, float]]:
+    """Pairs (a < b) whose cosine ≥ `threshold`, among each item's `k` nearest neighbours."""
+    n = len(ids)
+    if n < 2:
+        return []
+    unit = normalize_rows(np.asarray(vectors, dtype=np.float32))
+    found: dict[tuple[str, str], float] = {}
+    kk = min(k, n - 1)
+    for start in range(0, n, block):
+        sims = unit[start:start + block] @ unit.T
+        rows_idx = np.arange(sims.shape[0])
+        sims[rows_idx, start + rows_idx] = -1.0  # never pair an item with itself
+        top = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+        vals = np.take_along_axis(sims, top, axis=1)
+        for r, c in zip(*np.nonzero(vals >= threshold), strict=True):
+            a, b = ids[start + int(r)], ids[int(top[r, c])]
+            key = (a, b) if a < b else (b, a)
+            found[key] = max(found.get(key, 0.0), float(vals[r, c]))
+    return [(a, b, s) for (a, b), s in sorted(found.items())]
+
+
+@dataclass(frozen=True)
+class Description:
+    """Extractive description of a community."""
+
+    title: str
+    keywords: tuple[str, ...]
+    summary: str
+
+
+def describe(members: Sequence[KnowledgeNode], *, max_keywords: int = 8) -> Description:
+    """Title, keywords and summary of a group of items, extractively (no model needed).
+
+    Keywords: most frequent explicit keywords and title words. Title: the top three keywords.
+    Summary: the titles of the heaviest members, one per kind first.
+    """
+    kws = top_keywords([m.title for m in members], [m.keywords for m in members], k=max_keywords)
+    title = ", ".join(kws[:3]) if kws else clip(members[0].title if members else "", 60)
+    ranked = sorted(members, key=lambda m: (-m.weight, m.id))
+    picked: list[KnowledgeNode] = []
+    seen_kinds: set[str] = set()
+    for m in ranked:
+        if m.kind not in seen_kinds and m.title:
+            picked.append(m)
+            seen_kinds.add(m.kind)
+    for m in ranked:
+        if len(picked) >= 5:
+            break
+        if m not in picked and m.title:
+            picked.append(m)
+    summary = "; ".join(f"{m.kind}: {clip(m.title, 120)}" for m in picked)
+    return Description(title=title or "untitled", keywords=tuple(kws), summary=summary)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """How a new partition relates to the previous one."""
+
+    new: tuple[int, ...] = ()
+    kept: tuple[int, ...] = ()
+    merged: tuple[int, ...] = ()
+    split: tuple[str, ...] = ()
+    dissolved: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, int]:
+        return {"new": len(self.new), "kept": len(self.kept), "merged": len(self.merged),
+                "split": len(self.split), "dissolved": len(self.dissolved)}
+
+
+def compare(previous: Mapping[str, set[str]], current: Sequence[set[str]],
+            share: float = 0.3) -> Delta:
+    """Classify current communities against the previous run's.
+
+    A previous community *feeds* a current one when at least `share` of its members moved there.
+    Current fed by ≥ 2 previous → merged; fed by one with Jaccard ≥ 0.5 → kept; else new.
+    A previous community feeding ≥ 2 current ones → split; feeding none → dissolved.
+    """
+    feeds: dict[str, list[int]] = defaultdict(list)
+    fed_by: dict[int, list[str]] = defaultdict(list)
+    where: dict[str, int] = {}
+    for i, members in enumerate(current):
+        for m in members:
+            where[m] = i
+    for pid, pmembers in sorted(previous.items()):
+        counts: dict[int, int] = defaultdict(int)
+        for m in pmembers:
+            if m in where:
+                counts[where[m]] += 1
+        for i, c in counts.items():
+            if pmembers and c / len(pmembers) >= share:
+                feeds[pid].append(i)
+                fed_by[i].append(pid)
+    new: list[int] = []
+    kept: list[int] = []
+    merged: list[int] = []
+    for i, members in enumerate(current):
+        srcs = fed_by.get(i, [])
+        if len(srcs) >= 2:
+            merged.append(i)
+        elif len(srcs) == 1 and jaccard(previous[srcs[0]], members) >= 0.5:
+            kept.append(i)
+        else:
+            new.append(i)
+    split = tuple(p for p in sorted(previous) if len(feeds.get(p, [])) >= 2)
+    dissolved = tuple(p for p in sorted(previous) if not feeds.get(p))
+    return Delta(tuple(new), tuple(kept), tuple(merged), split, dissolved)

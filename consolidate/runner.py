@@ -1,0 +1,259 @@
+"""Run REM jobs: single-flight lock, run id, timing, logging, error capture and scheduler state.
+
+`run_job` is the one entry point: the CLI, the worker, the GraphQL API (through
+`graph.ports.Consolidator`) and the tests all call it. Jobs never know how they were triggered.
+A failed job leaves what it had not yet switched over untouched (the communities job only flips its
+"current" pointer as its last step), records the failure, and is retried with exponential backoff by
+later cycles until `max_attempts`, after which it is flagged with a `job_failed` finding.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from consolidate.config import ConsolidateSettings, Schedule
+from consolidate.jobs import JOBS
+from consolidate.models import ALL_PROJECTS, CycleReport, JobContext, JobReport, JobStatusView
+from consolidate.report import write_report
+from consolidate.schedule import Due, is_due, next_cron
+from graph.db import GraphDB
+from graph.errors import InvalidInputError
+from graph.ids import make_id
+from graph.models import JobRun, RemState, utc_now
+from graph.repositories.findings import FindingRepository
+from graph.repositories.jobs import JobRepository
+
+log = logging.getLogger("remgraph.consolidate")
+
+
+def _job(name: str) -> None:
+    if name not in JOBS:
+        raise InvalidInputError("job", f"unknown job {name!r}; known: {', '.join(sorted(JOBS))}")
+
+
+def lock_id(project: str, name: str) -> str:
+    """Id of the single-flight lock of job `name` in scope `project`."""
+    return f"rem:{project}:{name}"
+
+
+def state_id(project: str, name: str) -> str:
+    """Id of the `RemState` node of job `name` in scope `project`."""
+    return f"remstate:{project}:{name}"
+
+
+def _describe(s: Schedule) -> str:
+    if s.kind == "cron":
+        return f"cron {s.cron}"
+    if s.kind == "linear":
+        return f"every {s.every} sessions"
+    if s.kind == "fibonacci":
+        return f"fibonacci from {s.start} sessions"
+    return f"logarithmic from {s.start} sessions (scale {s.scale})"
+
+
+async def run_job(
+    name: str,
+    *,
+    db: GraphDB,
+    settings: ConsolidateSettings,
+    now: datetime | None = None,
+    project: str = ALL_PROJECTS,
+    owner: str | None = None,
+) -> JobReport:
+    """Run job `name` once for `project`, whatever its schedule.
+
+    Args:
+        name: a key of `consolidate.jobs.JOBS`.
+        db: the graph.
+        settings: settings; `settings.consolidate` parameterises the job.
+        now: the run's clock (default: the current time); tests pass a fixed one.
+        project: project slug, or `*` for all projects.
+        owner: lock owner (default: a fresh id per call, so two calls never share a lock).
+
+    Returns:
+        The `JobReport`; `status="skipped"` when another run holds the lock.
+
+    Raises:
+        InvalidInputError: `name` is not a registered job.
+    """
+    _job(name)
+    job = JOBS[name]
+    cfg = settings.consolidate
+    now = now or utc_now()
+    run_id = make_id("job_run", project, name, now.isoformat(), uuid.uuid4().hex)
+    owner = owner or run_id
+    jobs = JobRepository(db)
+    ctx = JobContext(db=db, settings=settings, project=project, run_id=run_id, now=now,
+                     log=logging.getLogger(f"remgraph.consolidate.{name}"), job=name)
+    lid = lock_id(project, name)
+    ttl_ms = int(cfg.lock_ttl_s * 1000)
+    if not await jobs.acquire_lock(lid, owner, now_ms=ctx.now_ms, ttl_ms=ttl_ms):
+        log.info("job %s (%s) skipped: another run holds the lock", name, project)
+        return JobReport(job=name, project=project, run_id=run_id, status="skipped",
+                         started_at=now, finished_at=now, reason="locked by another run")
+    try:
+        states = {s.job: s for s in await jobs.states(project)}
+        prev = states.get(name)
+        attempt = (prev.attempts + 1) if prev and prev.last_status == "failed" else 1
+        sessions = await jobs.session_count(ctx.project_filter)
+        await jobs.save_run(JobRun(id=run_id, project=project, job=name, run_id=run_id,
+                                   started_at=now, attempt=attempt, valid_from=now,
+                                   recorded_at=now))
+        started = time.perf_counter()
+        log.info("job %s (%s) run %s attempt %d started", name, project, run_id, attempt)
+        error: str | None = None
+        try:
+            result = await job.run(ctx)
+        except Exception as e:  # any job failure is recorded, never propagated
+            log.exception("job %s (%s) run %s failed", name, project, run_id)
+            error = f"{type(e).__name__}: {e}"
+            result = None
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        finished = now if elapsed_ms <= 0 else _after(now, elapsed_ms)
+        findings_n = 0
+        flagged = False
+        if result is not None:
+            # Findings land after the job's own writes: a failing job proposes nothing.
+            await FindingRepository(db).upsert_many(result.findings)
+            findings_n = len(result.findings)
+            summary = result.summary
+            status = "succeeded"
+            sched = cfg.schedule_for(name)
+            state = RemState(
+                id=state_id(project, name), project=project, job=name, last_run_at=now,
+                last_status="succeeded", last_summary=summary,
+                next_due_at=next_cron(sched.cron, now) if sched.kind == "cron" else None,
+                sessions_at_last_run=sessions, attempts=0, valid_from=now, recorded_at=now,
+            )
+        else:
+            summary = {}
+            status = "failed"
+            attempts = attempt
+            flagged = attempts >= cfg.max_attempts
+            due = is_due(cfg.schedule_for(name), now=now, sessions=sessions, last_run_at=now,
+                         last_status="failed", sessions_at_last_run=None, attempts=attempts,
+                         max_attempts=cfg.max_attempts, backoff_s=cfg.backoff_s)
+            state = RemState(
+                id=state_id(project, name), project=project, job=name, last_run_at=now,
+                last_status="failed", last_summary={"error": error or ""},
+                next_due_at=due.next_at,
+                sessions_at_last_run=prev.sessions_at_last_run if prev else 0,
+                attempts=attempts, valid_from=now, recorded_at=now,
+            )
+            if flagged:
+                f = ctx.finding("job_failed", f"job {name} failed {attempts} times",
+                                error or "", [state.id], "keep")
+                await FindingRepository(db).upsert_many([f])
+                findings_n = 1
+        await jobs.save_run(JobRun(id=run_id, project=project, job=name, run_id=run_id,
+                                   started_at=now, finished_at=finished, status=status,
+                                   attempt=attempt, summary=summary, error=error,
+                                   valid_from=now, recorded_at=now))
+        await jobs.save_state(state)
+        log.info("job %s (%s) run %s %s in %.0f ms", name, project, run_id, status, elapsed_ms)
+        return JobReport(job=name, project=project, run_id=run_id, status=status, attempt=attempt,
+                         started_at=now, finished_at=finished, duration_ms=round(elapsed_ms, 1),
+                         summary=summary, report=result.report if result else {},
+                         findings=findings_n, error=error, flagged=flagged)
+    finally:
+        await jobs.release_lock(lid, owner)
+
+
+def _after(start: datetime, ms: float) -> datetime:
+    return start + timedelta(milliseconds=ms)
+
+
+async def rem_status(*, db: GraphDB, settings: ConsolidateSettings, now: datetime | None = None,
+                     project: str = ALL_PROJECTS) -> list[JobStatusView]:
+    """Every registered job's state for `project`: last run, result, and whether it is due."""
+    now = now or utc_now()
+    cfg = settings.consolidate
+    jobs = JobRepository(db)
+    states = {s.job: s for s in await jobs.states(project)}
+    sessions = await jobs.session_count(None if project == ALL_PROJECTS else project)
+    out: list[JobStatusView] = []
+    for name, job in JOBS.items():
+        st = states.get(name)
+        sched = cfg.schedule_for(name)
+        due: Due = is_due(
+            sched, now=now, sessions=sessions,
+            last_run_at=st.last_run_at if st else None,
+            last_status=st.last_status if st else None,
+            sessions_at_last_run=(st.sessions_at_last_run if st and st.last_run_at else None),
+            attempts=st.attempts if st else 0, max_attempts=cfg.max_attempts,
+            backoff_s=cfg.backoff_s,
+        )
+        out.append(JobStatusView(
+            job=name, project=project, description=job.description, schedule=_describe(sched),
+            last_run_at=st.last_run_at if st else None,
+            last_status=st.last_status if st else None,
+            last_summary=st.last_summary if st else {}, attempts=st.attempts if st else 0,
+            due=due.due, reason=due.reason, next_due_at=due.next_at,
+            next_due_sessions=due.next_sessions, sessions=sessions, flagged=due.flagged,
+        ))
+    return out
+
+
+async def due_jobs(*, db: GraphDB, settings: ConsolidateSettings, now: datetime | None = None,
+                   project: str = ALL_PROJECTS) -> list[str]:
+    """Names of the jobs due now for `project`, in registry order."""
+    return [s.job for s in await rem_status(db=db, settings=settings, now=now, project=project)
+            if s.due]
+
+
+async def run_cycle(
+    *,
+    db: GraphDB,
+    settings: ConsolidateSettings,
+    now: datetime | None = None,
+    project: str = ALL_PROJECTS,
+    jobs: Sequence[str] | None = None,
+    force: bool = False,
+    out: Path | None = None,
+) -> CycleReport:
+    """Run the due jobs (or `jobs`, or all with `force`) one after another and write the report.
+
+    A failing job does not stop the cycle: later jobs still run and earlier results stay.
+
+    Args:
+        db: the graph.
+        settings: settings.
+        now: the cycle's clock.
+        project: project slug or `*`.
+        jobs: run exactly these jobs (their schedules ignored).
+        force: run every registered job.
+        out: folder for the Markdown and JSON admin report (default `report_dir` or
+            `<data dir>/reports`); pass a folder to write elsewhere.
+    """
+    started = now or utc_now()
+    if jobs is not None:
+        for n in jobs:
+            _job(n)
+        names = list(jobs)
+    elif force:
+        names = list(JOBS)
+    else:
+        names = await due_jobs(db=db, settings=settings, now=started, project=project)
+    reports = []
+    for n in names:
+        reports.append(await run_job(n, db=db, settings=settings, now=started, project=project))
+    open_findings = await FindingRepository(db).list_findings(project, status="open", limit=200)
+    report = CycleReport(
+        project=project, started_at=started,
+        finished_at=_after(started, sum(r.duration_ms for r in reports)),
+        reports=tuple(reports),
+        open_findings=tuple(
+            {"id": f.id, "job": f.job, "kind": f.kind, "title": f.title,
+             "action": f.proposed_action, "targets": list(f.target_ids)}
+            for f in open_findings
+        ),
+    )
+    folder = out or settings.consolidate.report_dir or (settings.embedded.data_dir / "reports")
+    if reports:
+        write_report(report, folder)
+    return report

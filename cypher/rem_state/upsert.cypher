@@ -1,0 +1,7 @@
+// mode: write
+// params: rows
+// returns: id
+UNWIND $rows AS row
+MERGE (s:RemState {id: row.id})
+SET s += row
+RETURN s.id AS id
