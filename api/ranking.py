@@ -63,6 +63,7 @@ class Candidate:
     tokens: int
     ranks: Mapping[str, int] = field(default_factory=dict)
     """1-based rank of the item in each candidate list that returned it (`fulltext`, `vector`)."""
+    project: str | None = None
     session_id: str | None = None
     ordinal: int | None = None
     speaker: str = ""

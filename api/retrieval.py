@@ -93,6 +93,7 @@ def _turn_candidate(
         text=text,
         tokens=tokens,
         ranks=ranks,
+        project=r.get("project"),
         session_id=r.get("session_id"),
         ordinal=r.get("ordinal"),
         speaker=speaker,
@@ -125,6 +126,10 @@ class RetrievalService:
             return None
         vec = await self._embedder.embed([text])
         return [float(x) for x in vec[0]]
+
+    def forget_speakers(self) -> None:
+        """Drop the speaker cache (after new turns arrive)."""
+        self._speakers.clear()
 
     async def speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
         """Speaker names seen in `projects` (cached for a minute)."""

@@ -1,0 +1,192 @@
+"""The FastAPI application factory: GraphQL at `/graphql`, `/healthz`, `/readyz`."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from strawberry.fastapi import GraphQLRouter
+
+from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
+from api.config import ApiSettings
+from api.context import Context
+from api.reader import ScopedReader
+from api.retrieval import RetrievalService
+from api.schema import build_schema
+from api.services import ApiServices, Resources
+from graph.connect import open_graph
+from graph.embed import make_embedder
+from graph.errors import GraphError
+from graph.repositories.api_keys import ApiKeyRepository
+
+log = logging.getLogger("remgraph.api")
+
+
+class BodyLimit:
+    """Refuse request bodies above `max_bytes` with 413 and a message naming the limit."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _message(self, size: int | None) -> bytes:
+        got = f"{size} bytes" if size is not None else "more than that"
+        text = (
+            f"request body too large: {got}; the limit is {self.max_bytes} bytes "
+            "(REMGRAPH_API__MAX_BODY_BYTES)"
+        )
+        return json.dumps(
+            {"errors": [{"message": text, "extensions": {"code": "TOO_LARGE"}}]}
+        ).encode()
+
+    async def _reject(self, send: Send, size: int | None) -> None:
+        body = self._message(size)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    size = int(value)
+                except ValueError:
+                    size = None
+                if size is not None and size > self.max_bytes:
+                    await self._reject(send, size)
+                    return
+        # Bodies without a (truthful) length are counted as they stream in.
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLargeError
+            return msg
+
+        async def tracking_send(msg: Message) -> None:
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLargeError:
+            if not started:
+                await self._reject(send, None)
+
+
+class _TooLargeError(Exception):
+    """Raised inside the app when a streamed body passes the limit."""
+
+
+def create_app(settings: ApiSettings | None = None, services: ApiServices | None = None) -> FastAPI:
+    """Build the API app; the lifespan opens the graph and closes it on shutdown.
+
+    Args:
+        settings: API settings (default: read from the environment).
+        services: injected ports (ingest, consolidation), an embedder, or an open graph.
+    """
+    cfg = settings or ApiSettings()
+    svc = services or ApiServices()
+    if cfg.api.anonymous_dev and cfg.env != "dev":
+        raise ValueError("REMGRAPH_API__ANONYMOUS_DEV is only allowed with REMGRAPH_ENV=dev")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        conn = None
+        if svc.db is not None:
+            db = svc.db
+        else:
+            conn = await open_graph(cfg)
+            db = conn.db
+        embedder = svc.embedder or make_embedder(cfg.embedding)
+        keys = ApiKeyRepository(db)
+        app.state.resources = Resources(
+            db=db,
+            reader=ScopedReader(db),
+            retrieval=RetrievalService(db, embedder, cfg.ranking),
+            keys=keys,
+            resolver=KeyResolver(keys),
+            services=svc,
+        )
+        try:
+            yield
+        finally:
+            if conn is not None:
+                await conn.close()
+
+    async def get_context(request: Request) -> Context:
+        resources: Resources = request.app.state.resources
+        rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
+        secret = secret_from_headers(
+            request.headers.get("authorization"), request.headers.get("x-api-key")
+        )
+        if secret is None:
+            if cfg.api.anonymous_dev:
+                return Context(
+                    resources=resources, settings=cfg, principal=ANONYMOUS, request_id=rid
+                )
+            raise HTTPException(
+                status_code=401,
+                detail="missing API key: send `Authorization: Bearer rg_...` or `X-API-Key`",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        principal = await resources.resolver.resolve(secret)
+        if principal is None:
+            raise HTTPException(
+                status_code=401,
+                detail="unknown or revoked API key",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        return Context(resources=resources, settings=cfg, principal=principal, request_id=rid)
+
+    schema = build_schema(cfg)
+    router: GraphQLRouter[Context, None] = GraphQLRouter(
+        schema,
+        context_getter=get_context,
+        graphql_ide="graphiql" if cfg.env == "dev" else None,
+    )
+    app = FastAPI(title="remgraph", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.include_router(router, prefix="/graphql")
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        """The process is up."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", response_model=None)
+    async def readyz(request: Request) -> Any:
+        """The graph engine answers; 503 while it does not (recovers when it returns)."""
+        resources: Resources = request.app.state.resources
+        try:
+            await resources.db.ping()
+        except (GraphError, OSError) as e:
+            return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
+        return {"status": "ready", "engine": resources.db.address}
+
+    app.add_middleware(BodyLimit, max_bytes=cfg.api.max_body_bytes)
+    return app

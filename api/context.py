@@ -1,0 +1,102 @@
+"""Per-request GraphQL context: the caller, the shared resources and fresh DataLoaders."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from strawberry.dataloader import DataLoader
+from strawberry.fastapi import BaseContext
+
+from api.auth import Principal
+from api.config import ApiSettings
+from api.services import Resources
+from graph.errors import InvalidInputError
+from graph.models import Project, Session, Turn
+from graph.timeutil import now_ms
+
+
+class ForbiddenError(Exception):
+    """Raised when a caller names a project its key does not cover."""
+
+    def __init__(self, project: str) -> None:
+        super().__init__(f"this API key does not grant access to project {project!r}")
+        self.project = project
+
+
+@dataclass
+class Loaders:
+    """Batching loaders, created fresh for every request so caches never leak between callers."""
+
+    project: DataLoader[str, Project | None]
+    session: DataLoader[str, Session | None]
+    turn: DataLoader[str, Turn | None]
+    session_turns: DataLoader[tuple[str, int, int], list[Turn]]
+
+
+def make_loaders(resources: Resources, principal: Principal) -> Loaders:
+    """Loaders bound to one caller's scope."""
+    reader = resources.reader
+    scope = principal.projects
+
+    async def projects(ids: list[str]) -> list[Project | None]:
+        return await reader.projects_get(ids, scope)
+
+    async def sessions(ids: list[str]) -> list[Session | None]:
+        return await reader.sessions_get(ids, scope)
+
+    async def turns(ids: list[str]) -> list[Turn | None]:
+        return await reader.turns_get(ids, scope)
+
+    async def session_turns(keys: list[tuple[str, int, int]]) -> list[list[Turn]]:
+        return await reader.session_turns(keys, scope)
+
+    return Loaders(
+        project=DataLoader(load_fn=projects),
+        session=DataLoader(load_fn=sessions),
+        turn=DataLoader(load_fn=turns),
+        session_turns=DataLoader(load_fn=session_turns),
+    )
+
+
+class Context(BaseContext):
+    """What every resolver receives as `info.context`."""
+
+    def __init__(
+        self,
+        *,
+        resources: Resources,
+        settings: ApiSettings,
+        principal: Principal,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.resources = resources
+        self.settings = settings
+        self.principal = principal
+        self.request_id = request_id or uuid.uuid4().hex[:16]
+        self.loaders = make_loaders(resources, principal)
+        self.now_ms = now_ms()
+
+    def check_first(self, first: int, field: str = "first") -> int:
+        """Refuse page sizes outside 1..`max_limit`."""
+        cap = self.settings.api.max_limit
+        if not 1 <= first <= cap:
+            raise InvalidInputError(field, f"must be between 1 and {cap}, got {first}")
+        return first
+
+    def scope(self, project: str | None) -> tuple[str, ...]:
+        """The `$projects` for a query optionally narrowed to `project`; raises when not allowed."""
+        if project is None:
+            return self.principal.projects
+        if not self.principal.allows(project):
+            raise ForbiddenError(project)
+        return (project,)
+
+    def require_project(self, project: str) -> str:
+        """`project` if the caller may write to it (explicit projects only for writes)."""
+        if not project.strip():
+            raise InvalidInputError("project", "must not be empty")
+        if not self.principal.allows(project):
+            raise ForbiddenError(project)
+        return project

@@ -1,0 +1,253 @@
+"""`Query`: thin resolvers that check arguments and scope, call one service, map the result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+
+from api.context import Context, ForbiddenError
+from api.ranking import FULLTEXT, VECTOR, ItemKind, rrf
+from api.retrieval import Hit, parse_time
+from api.types.context import (
+    ContextItem,
+    ContextKind,
+    ContextPayload,
+    SearchHit,
+    SearchHitConnection,
+    SearchMode,
+    TimeRangeType,
+)
+from api.types.conversation import (
+    Project,
+    ProjectConnection,
+    Session,
+    SessionConnection,
+    Turn,
+)
+from api.types.errors import Forbidden, InvalidInput, NotFound
+from api.types.pagination import decode_cursor, make_connection
+from graph.errors import InvalidInputError, NotFoundError
+from graph.timeutil import from_ms
+
+Info = strawberry.Info[Context, None]
+
+ContextResult = Annotated[
+    ContextPayload | InvalidInput | Forbidden, strawberry.union("ContextResult")
+]
+SearchResult = Annotated[
+    SearchHitConnection | InvalidInput | Forbidden, strawberry.union("SearchResult")
+]
+SessionsResult = Annotated[
+    SessionConnection | InvalidInput | Forbidden, strawberry.union("SessionsResult")
+]
+SessionResult = Annotated[Session | NotFound, strawberry.union("SessionResult")]
+TurnResult = Annotated[Turn | NotFound, strawberry.union("TurnResult")]
+ProjectResult = Annotated[Project | NotFound, strawberry.union("ProjectResult")]
+ProjectsResult = Annotated[ProjectConnection | InvalidInput, strawberry.union("ProjectsResult")]
+
+
+def error_type(e: Exception) -> InvalidInput | NotFound | Forbidden:
+    """The schema type for an expected error; anything else is re-raised by the caller."""
+    if isinstance(e, InvalidInputError):
+        return InvalidInput(field=e.field, message=str(e))
+    if isinstance(e, NotFoundError):
+        return NotFound(kind=e.kind, id=e.id, message=str(e))
+    if isinstance(e, ForbiddenError):
+        return Forbidden(project=e.project, message=str(e))
+    raise e
+
+
+EXPECTED = (InvalidInputError, NotFoundError, ForbiddenError)
+
+
+def _check_query(query: str) -> str:
+    if not query.strip():
+        raise InvalidInputError("query", "must not be empty")
+    if len(query) > 4000:
+        raise InvalidInputError("query", f"is {len(query)} characters; the limit is 4000")
+    return query
+
+
+@strawberry.type
+class Query:
+    """Read access to a project's memory."""
+
+    @strawberry.field
+    async def context(
+        self,
+        info: Info,
+        query: str,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        token_budget: int | None = None,
+        limit: int = 20,
+        kinds: list[ContextKind] | None = None,
+    ) -> ContextResult:
+        """The best context for `query` that fits `tokenBudget`, ranked, with the reasons."""
+        ctx = info.context
+        api = ctx.settings.api
+        try:
+            _check_query(query)
+            scope = ctx.scope(project)
+            limit = ctx.check_first(limit, "limit")
+            budget = api.default_token_budget if token_budget is None else token_budget
+            if not 1 <= budget <= api.max_token_budget:
+                raise InvalidInputError(
+                    "tokenBudget", f"must be between 1 and {api.max_token_budget}, got {budget}"
+                )
+            result = await ctx.resources.retrieval.context(
+                query,
+                scope,
+                limit=limit,
+                token_budget=budget,
+                as_of=parse_time(as_of),
+                known_at=parse_time(known_at),
+                kinds=None if kinds is None else frozenset(k.to_item_kind() for k in kinds),
+            )
+        except EXPECTED as e:
+            return error_type(e)
+        items = [ContextItem.from_ranked(r) for r in result.items]
+        return ContextPayload(
+            items=items,
+            total_tokens=sum(i.tokens for i in items),
+            candidates=result.candidates,
+            terms=list(result.intent.terms),
+            speakers=list(result.intent.speakers),
+            time_ranges=[
+                TimeRangeType(label=t.label, start=from_ms(t.start_ms), end=from_ms(t.end_ms))
+                for t in result.intent.times
+            ],
+        )
+
+    @strawberry.field
+    async def search(
+        self,
+        info: Info,
+        query: str,
+        mode: SearchMode = SearchMode.HYBRID,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> SearchResult:
+        """Turns matching `query` by fulltext, vector similarity or both (RRF); no reranking."""
+        ctx = info.context
+        try:
+            _check_query(query)
+            scope = ctx.scope(project)
+            first = ctx.check_first(first)
+            offset = decode_cursor(after)
+            want = offset + first + 1
+            if want > ctx.settings.api.max_limit * 5:
+                raise InvalidInputError("after", "search pages end at 5 × the maximum page size")
+            now = ctx.now_ms
+            as_of_ms = parse_time(as_of) or now
+            known_ms = parse_time(known_at) or now
+            ret = ctx.resources.retrieval
+            ft: list[Hit] = []
+            vec: list[Hit] = []
+            if mode in (SearchMode.FULLTEXT, SearchMode.HYBRID):
+                ft = await ret.fulltext(query, scope, k=want, as_of=as_of_ms, known_at=known_ms)
+            if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
+                if not ret.has_vectors and mode is SearchMode.VECTOR:
+                    raise InvalidInputError("mode", "no embedder is configured for VECTOR search")
+                v = await ret.embed_query(query)
+                vec = await ret.vector(v, scope, k=want, as_of=as_of_ms, known_at=known_ms)
+        except EXPECTED as e:
+            return error_type(e)
+        if mode is SearchMode.HYBRID:
+            ranks: dict[str, dict[str, int]] = {}
+            for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
+                for i, h in enumerate(hits, start=1):
+                    ranks.setdefault(h.id, {})[src] = i
+            k = ctx.settings.ranking.rrf_k
+            weights = {FULLTEXT: 1.0, VECTOR: 1.0}
+            fused = sorted(
+                ((rrf(r, weights, k), i) for i, r in ranks.items()), key=lambda x: (-x[0], x[1])
+            )
+            hits = [Hit(i, s) for s, i in fused]
+        else:
+            hits = ft if mode is SearchMode.FULLTEXT else vec
+        page = [
+            SearchHit(id=strawberry.ID(h.id), score=h.score, kind=ContextKind.TURN)
+            for h in hits[offset:want]
+        ]
+        return make_connection(SearchHitConnection, page, offset, first)
+
+    @strawberry.field
+    async def project(self, info: Info, id: str) -> ProjectResult:
+        """One project the caller may read."""
+        p = await info.context.loaders.project.load(id)
+        if p is None:
+            return NotFound(kind="project", id=id, message=f"project {id!r} not found")
+        return Project.from_domain(p)
+
+    @strawberry.field
+    async def projects(
+        self, info: Info, first: int = 20, after: str | None = None
+    ) -> ProjectsResult:
+        """Projects the caller may read."""
+        ctx = info.context
+        try:
+            first = ctx.check_first(first)
+            offset = decode_cursor(after)
+        except EXPECTED as e:
+            return error_type(e)  # type: ignore[return-value]  # only InvalidInput can occur here
+        items = await ctx.resources.reader.projects_page(ctx.principal.projects, offset, first + 1)
+        return make_connection(
+            ProjectConnection, [Project.from_domain(p) for p in items], offset, first
+        )
+
+    @strawberry.field
+    async def session(self, info: Info, id: str) -> SessionResult:
+        """One session by id."""
+        s = await info.context.loaders.session.load(id)
+        if s is None:
+            return NotFound(kind="session", id=id, message=f"session {id!r} not found")
+        return Session.from_domain(s)
+
+    @strawberry.field
+    async def sessions(
+        self,
+        info: Info,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> SessionsResult:
+        """Sessions, newest first, as of a time."""
+        ctx = info.context
+        try:
+            scope = ctx.scope(project)
+            first = ctx.check_first(first)
+            offset = decode_cursor(after)
+        except EXPECTED as e:
+            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        now = ctx.now_ms
+        items = await ctx.resources.reader.sessions_page(
+            scope,
+            project=project,
+            as_of=parse_time(as_of) or now,
+            known_at=parse_time(known_at) or now,
+            skip=offset,
+            limit=first + 1,
+        )
+        return make_connection(
+            SessionConnection, [Session.from_domain(s) for s in items], offset, first
+        )
+
+    @strawberry.field
+    async def turn(self, info: Info, id: str) -> TurnResult:
+        """One turn by id."""
+        t = await info.context.loaders.turn.load(id)
+        if t is None:
+            return NotFound(kind="turn", id=id, message=f"turn {id!r} not found")
+        return Turn.from_domain(t)
+
+
+__all__ = ["EXPECTED", "ItemKind", "Query", "error_type"]

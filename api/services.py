@@ -1,0 +1,42 @@
+"""What the app is built from: injected ports (`ApiServices`) and the lifespan's resources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from api.auth import KeyResolver
+from api.reader import ScopedReader
+from api.retrieval import RetrievalService
+from graph.db import GraphDB
+from graph.embed import Embedder
+from graph.ports import Consolidator, TurnIngestor
+from graph.repositories.api_keys import ApiKeyRepository
+
+
+@dataclass(frozen=True)
+class ApiServices:
+    """Capabilities the composition root injects; each is optional.
+
+    Attributes:
+        ingestor: appends turns (`ingestTurns`); without it the mutation answers `Unavailable`.
+        consolidator: runs REM jobs (`runJob`, `remStatus`, ...).
+        embedder: query embedder; None builds one from the embedding settings on startup.
+        db: an already open graph (tests, the eval); None opens the configured engine.
+    """
+
+    ingestor: TurnIngestor | None = None
+    consolidator: Consolidator | None = None
+    embedder: Embedder | None = None
+    db: GraphDB | None = None
+
+
+@dataclass
+class Resources:
+    """Everything a request needs, opened once by the lifespan."""
+
+    db: GraphDB
+    reader: ScopedReader
+    retrieval: RetrievalService
+    keys: ApiKeyRepository
+    resolver: KeyResolver
+    services: ApiServices

@@ -1,0 +1,134 @@
+"""Ranked context items and search hits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import TYPE_CHECKING
+
+import strawberry
+
+from api.ranking import ItemKind, Ranked
+from api.types.conversation import Turn
+from api.types.pagination import Connection
+from graph.timeutil import from_ms
+
+if TYPE_CHECKING:
+    from api.context import Context
+
+
+@strawberry.enum
+class ContextKind(Enum):
+    """Kinds of item `context` can return."""
+
+    TURN = "turn"
+    LESSON = "lesson"
+    CORRECTION = "correction"
+    FACT = "fact"
+    TOPIC = "topic"
+    REFERENCE_LAYER = "reference_layer"
+    PRIMER = "primer"
+
+    def to_item_kind(self) -> ItemKind:
+        return ItemKind(self.value)
+
+
+@strawberry.enum
+class SearchMode(Enum):
+    """How `search` finds turns."""
+
+    FULLTEXT = "fulltext"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+@strawberry.type
+class Signal:
+    """One ranking signal and its value for an item (see `api/ranking.py`)."""
+
+    name: str
+    value: float
+
+
+@strawberry.type
+class Provenance:
+    """Where an item came from."""
+
+    project: str | None
+    session_id: str | None
+    turn_ids: list[str]
+    timestamp: datetime | None
+    speaker: str | None
+
+
+@strawberry.type
+class ContextItem:
+    """One ranked item of context."""
+
+    id: strawberry.ID
+    kind: ContextKind
+    text: str
+    score: float
+    tokens: int
+    why: list[Signal]
+    provenance: Provenance
+
+    @classmethod
+    def from_ranked(cls, r: Ranked) -> ContextItem:
+        c = r.candidate
+        return cls(
+            id=strawberry.ID(c.id),
+            kind=ContextKind(c.kind.value),
+            text=c.text,
+            score=r.score,
+            tokens=c.tokens,
+            why=[Signal(name=k, value=v) for k, v in r.why.items()],
+            provenance=Provenance(
+                project=c.project,
+                session_id=c.session_id,
+                turn_ids=list(c.turn_ids),
+                timestamp=None if c.time_ms is None else from_ms(c.time_ms),
+                speaker=c.speaker or None,
+            ),
+        )
+
+
+@strawberry.type(name="TimeRange")
+class TimeRangeType:
+    """A time range the query named."""
+
+    label: str
+    start: datetime
+    end: datetime
+
+
+@strawberry.type
+class ContextPayload:
+    """The answer to `context`: items best first, packed under the token budget."""
+
+    items: list[ContextItem]
+    total_tokens: int
+    candidates: int
+    terms: list[str]
+    speakers: list[str]
+    time_ranges: list[TimeRangeType]
+
+
+@strawberry.type
+class SearchHit:
+    """One search result."""
+
+    id: strawberry.ID
+    score: float
+    kind: ContextKind
+
+    @strawberry.field
+    async def turn(self, info: strawberry.Info[Context, None]) -> Turn | None:
+        """The matched turn."""
+        t = await info.context.loaders.turn.load(str(self.id))
+        return None if t is None else Turn.from_domain(t)
+
+
+@strawberry.type
+class SearchHitConnection(Connection[SearchHit]):
+    """A page of search hits."""

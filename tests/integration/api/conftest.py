@@ -1,0 +1,142 @@
+"""API fixtures: an app wired to the embedded engine and the real local embedder, seeded with two
+projects so every test can check that one project's key never reads the other."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.config import ApiSettings
+from api.services import ApiServices
+from graph.models import Session, Turn
+from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.projects import ProjectRepository
+from graph.repositories.sessions import SessionRepository
+from graph.repositories.turns import TurnRepository
+from tests.shared_embedder import shared_local_embedder
+
+T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+CONVERSATIONS: dict[str, list[tuple[str, str]]] = {
+    "alpha": [
+        ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+        ("Melanie", "That sounds amazing! What happened there?"),
+        ("Caroline", "The transgender stories were inspiring and I felt accepted."),
+        ("Melanie", "I painted a lake sunrise last week, it calms me down."),
+        ("Caroline", "I am researching adoption agencies because I want to be a mother."),
+    ],
+    "beta": [
+        ("Jon", "The secret launch code for the beta project is tangerine."),
+        ("Gina", "Our dance studio opens in June with a big party."),
+        ("Jon", "I lost my banking job so I am starting a dance studio."),
+    ],
+}
+
+
+@dataclass
+class Seeded:
+    """What `seeded` wrote."""
+
+    sessions: dict[str, str]
+    turns: dict[str, list[str]]
+
+
+async def seed(db: Any) -> Seeded:
+    """Write the two projects' sessions and turns (with embeddings) through the repositories."""
+    emb = shared_local_embedder()
+    sessions_repo, turns_repo = SessionRepository(db), TurnRepository(db)
+    out = Seeded({}, {})
+    for project, lines in CONVERSATIONS.items():
+        sid = f"ses_{project}"
+        s = Session(
+            id=sid,
+            project=project,
+            source="api",
+            title=f"{project} chat",
+            source_key=sid,
+            started_at=T0,
+            valid_from=T0,
+            turn_count=len(lines),
+        )
+        await sessions_repo.upsert_many([s])
+        await ProjectRepository(db).link_sessions([s])
+        turns = [
+            Turn(
+                id=f"trn_{project}_{i}",
+                project=project,
+                session_id=sid,
+                ordinal=i,
+                role="user",
+                speaker=spk,
+                text=text,
+                token_estimate=len(text) // 4 + 1,
+                valid_from=T0 + timedelta(minutes=i),
+            )
+            for i, (spk, text) in enumerate(lines)
+        ]
+        await turns_repo.upsert_many(turns)
+        vecs = await emb.embed([t.text for t in turns])
+        await turns_repo.set_embeddings(zip([t.id for t in turns], vecs, strict=True))
+        await sessions_repo.link_turns(turns)
+        out.sessions[project] = sid
+        out.turns[project] = [t.id for t in turns]
+    return out
+
+
+@pytest.fixture
+def api_settings(graph_settings) -> ApiSettings:
+    return ApiSettings(
+        env="test",
+        engine=graph_settings.engine,
+        graph_name=graph_settings.graph_name,
+        falkordb=graph_settings.falkordb,
+        embedded=graph_settings.embedded,
+        api={"max_body_bytes": 20_000, "max_depth": 8},
+    )
+
+
+@pytest.fixture
+async def seeded(graph_db) -> Seeded:
+    return await seed(graph_db)
+
+
+@pytest.fixture
+def make_services(graph_db) -> Callable[..., ApiServices]:
+    def make(**kw: Any) -> ApiServices:
+        return ApiServices(db=graph_db, embedder=shared_local_embedder(), **kw)
+
+    return make
+
+
+@pytest.fixture
+async def keys(graph_db) -> dict[str, str]:
+    """Secrets of keys for `alpha`, `beta`, both, and all projects."""
+    repo = ApiKeyRepository(graph_db)
+    out = {}
+    for name, projects in {"alpha": ["alpha"], "beta": ["beta"], "all": ["*"]}.items():
+        _, secret = await repo.create(name, projects)
+        out[name] = secret
+    return out
+
+
+@pytest.fixture
+async def client(api_settings, make_services, seeded, keys) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(api_settings, make_services())
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            yield c
+
+
+async def gql(client: httpx.AsyncClient, query: str, key: str | None, **variables: Any) -> Any:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    r = await client.post(
+        "/graphql", json={"query": query, "variables": variables}, headers=headers
+    )
+    return r
