@@ -1,0 +1,174 @@
+"""`RemRepository`: the REM cycle's reads and writes on lessons, corrections and other knowledge.
+
+These are consolidation-specific operations (merge duplicates with history, graduation and decay
+fields, archiving, linking, drafting lessons from findings); ordinary CRUD stays in the
+per-aggregate repositories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.models import Correction, Lesson, LessonVersion
+from graph.records import (
+    correction_from_record,
+    correction_to_row,
+    lesson_from_record,
+    lesson_to_row,
+    lesson_version_to_row,
+)
+
+_LESSONS = Q("rem.lessons_for_review")
+_CORRECTIONS = Q("rem.corrections_for_review")
+_MERGE_LESSONS = Q("rem.merge_lessons")
+_MERGE_CORRECTIONS = Q("rem.merge_corrections")
+_LINK_SOURCES = Q("rem.link_sources")
+_SET_CORRECTION = Q("rem.set_correction_props")
+_RECENT = Q("rem.recent_texts")
+_ARCHIVE = Q("rem.archive")
+_LINK_RELATED = Q("rem.link_related")
+_CREATE_LESSONS = Q("rem.create_lessons")
+
+_LESSON_MERGE_FIELDS = ("keywords", "source_turn_ids", "usage_count", "helpful_count",
+                        "harmful_count", "weight", "version", "quality")
+_CORRECTION_MERGE_FIELDS = ("sessions", "source_turn_ids", "reinforcement", "confidence",
+                            "first_seen", "last_seen", "usage_count", "helpful_count",
+                            "harmful_count", "status", "confirmed")
+
+
+@dataclass(frozen=True)
+class LessonRecord:
+    """A live lesson and when it was last refined (epoch ms, None if never)."""
+
+    lesson: Lesson
+    last_refined_at: int | None
+
+
+@dataclass(frozen=True)
+class CorrectionRecord:
+    """A live correction and the live corrections it contradicts (id, last_seen epoch ms)."""
+
+    correction: Correction
+    contradictions: tuple[tuple[str, int | None], ...]
+    demoted_for: tuple[str, ...] = ()
+    """Contradicting correction ids that already caused a demotion (not a model field)."""
+
+
+@dataclass(frozen=True)
+class LessonMerge:
+    """One lesson merge: the merged state of `keep`, and both pre-merge snapshots."""
+
+    keep: Lesson
+    dup_id: str
+    keep_version: LessonVersion
+    dup_version: LessonVersion
+    similarity: float
+
+
+@dataclass(frozen=True)
+class CorrectionMerge:
+    """One correction merge: the merged state of `keep` and the duplicate's id."""
+
+    keep: Correction
+    dup_id: str
+    similarity: float
+
+
+def _pick(row: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:
+    return {f: row[f] for f in fields if f in row}
+
+
+class RemRepository:
+    """Consolidation reads and writes over the knowledge graph."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self._db = db
+
+    async def lessons(self, project: str | None, now_ms: int) -> list[LessonRecord]:
+        """Live lessons (with embeddings) of `project` (None: all)."""
+        rows = await self._db.read(_LESSONS, project=project, now=now_ms)
+        return [LessonRecord(lesson_from_record(r["node"]), r["last_refined_at"]) for r in rows]
+
+    async def corrections(self, project: str | None, now_ms: int) -> list[CorrectionRecord]:
+        """Live corrections (with embeddings) and their live contradictions."""
+        rows = await self._db.read(_CORRECTIONS, project=project, now=now_ms)
+        return [
+            CorrectionRecord(
+                correction_from_record(r["node"]),
+                tuple((c["id"], c.get("last_seen")) for c in r["contradictions"] or ()),
+                tuple(r["node"].get("demoted_for") or ()),
+            )
+            for r in rows
+        ]
+
+    async def merge_lessons(self, merges: Sequence[LessonMerge], now_ms: int) -> int:
+        """Apply lesson merges (snapshots, union, DUPLICATE_OF, close the duplicate)."""
+        if not merges:
+            return 0
+        rows = [{
+            "keep_id": m.keep.id, "dup_id": m.dup_id, "similarity": m.similarity,
+            "keep_props": _pick(lesson_to_row(m.keep), _LESSON_MERGE_FIELDS),
+            "keep_version": lesson_version_to_row(m.keep_version),
+            "dup_version": lesson_version_to_row(m.dup_version),
+        } for m in merges]
+        res = await self._db.write(_MERGE_LESSONS, rows=rows, now=now_ms)
+        await self._link_sources([(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids],
+                                 now_ms)
+        return int(res[0]["n"]) if res else 0
+
+    async def merge_corrections(self, merges: Sequence[CorrectionMerge], now_ms: int) -> int:
+        """Apply correction merges (union, summed reinforcement, DUPLICATE_OF, close)."""
+        if not merges:
+            return 0
+        rows = [{
+            "keep_id": m.keep.id, "dup_id": m.dup_id, "similarity": m.similarity,
+            "keep_props": _pick(correction_to_row(m.keep), _CORRECTION_MERGE_FIELDS),
+        } for m in merges]
+        res = await self._db.write(_MERGE_CORRECTIONS, rows=rows, now=now_ms)
+        await self._link_sources([(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids],
+                                 now_ms)
+        return int(res[0]["n"]) if res else 0
+
+    async def _link_sources(self, pairs: Sequence[tuple[str, str]], now_ms: int) -> None:
+        if pairs:
+            await self._db.write(_LINK_SOURCES, rows=[{"id": i, "turn_id": t} for i, t in pairs],
+                                 now=now_ms)
+
+    async def set_correction_props(self, updates: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        """Set computed properties on corrections: `(id, {property: value})` pairs."""
+        if not updates:
+            return 0
+        res = await self._db.write(_SET_CORRECTION,
+                                   rows=[{"id": i, "props": p} for i, p in updates])
+        return int(res[0]["n"]) if res else 0
+
+    async def recent_texts(self, project: str | None, since_ms: int) -> list[tuple[str, str]]:
+        """(text, source) of queries logged since `since_ms`, plus recent user turns."""
+        rows = await self._db.read(_RECENT, project=project, since=since_ms)
+        return [(str(r["text"] or ""), str(r["source"])) for r in rows]
+
+    async def archive(self, ids: Sequence[str], now_ms: int) -> list[str]:
+        """Close knowledge items (valid_to = now); returns the ids that were open."""
+        if not ids:
+            return []
+        rows = await self._db.write(_ARCHIVE, ids=list(ids), now=now_ms)
+        return [r["id"] for r in rows]
+
+    async def link_related(self, pairs: Sequence[tuple[str, str, float]], now_ms: int) -> int:
+        """Create `RELATED_TO` links between knowledge items of any kind."""
+        if not pairs:
+            return 0
+        rows = [{"source_id": a, "target_id": b, "weight": w} for a, b, w in pairs]
+        res = await self._db.write(_LINK_RELATED, rows=rows, now=now_ms)
+        return int(res[0]["n"]) if res else 0
+
+    async def create_lessons(self, lessons: Sequence[Lesson]) -> list[str]:
+        """Create lessons (no-op for ids that exist); returns the ids."""
+        if not lessons:
+            return []
+        rows = await self._db.write(_CREATE_LESSONS, rows=[lesson_to_row(x) for x in lessons])
+        return [r["id"] for r in rows]
