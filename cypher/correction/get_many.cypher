@@ -1,0 +1,6 @@
+// mode: read
+// params: ids
+// returns: props
+UNWIND $ids AS id
+MATCH (c:Correction {id: id})
+RETURN c {.*, embedding: null} AS props

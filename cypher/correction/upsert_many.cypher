@@ -1,0 +1,8 @@
+// mode: write
+// params: rows
+// returns: n
+// why: idempotent by id; rows come from graph.records (no embedding: see set_embeddings).
+UNWIND $rows AS row
+MERGE (c:Correction {id: row.id})
+SET c += row
+RETURN count(c) AS n

@@ -1,0 +1,10 @@
+// mode: write
+// params: rows, now
+// returns: n
+// why: provenance: every derived node points at each turn it came from.
+UNWIND $rows AS row
+MATCH (l:Lesson {id: row.id})
+MATCH (t:Turn {id: row.turn_id})
+MERGE (l)-[r:DERIVED_FROM]->(t)
+ON CREATE SET r.recorded_at = $now
+RETURN count(r) AS n

@@ -1,0 +1,7 @@
+// mode: read
+// params: project, now
+// returns: props
+MATCH (l:Lesson)
+WHERE l.project = $project AND l.expired_at > $now
+RETURN l {.*, embedding: null} AS props
+ORDER BY l.id

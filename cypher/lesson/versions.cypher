@@ -1,0 +1,6 @@
+// mode: read
+// params: lesson_id
+// returns: props
+MATCH (l:Lesson {id: $lesson_id})-[:HAS_VERSION]->(v:LessonVersion)
+RETURN properties(v) AS props
+ORDER BY v.version

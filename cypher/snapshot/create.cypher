@@ -1,0 +1,6 @@
+// mode: write
+// params: row
+// returns: id
+MERGE (s:ProjectSnapshot {id: $row.id})
+SET s += $row
+RETURN s.id AS id

@@ -1,0 +1,8 @@
+// mode: read
+// params: project
+// returns: props
+MATCH (s:ProjectSnapshot)
+WHERE s.project = $project
+RETURN properties(s) AS props
+ORDER BY s.taken_at DESC, s.id DESC
+LIMIT 1

@@ -1,0 +1,8 @@
+// mode: read
+// params: now
+// returns: props
+// why: weights are recomputed globally on ingest (topics are not bound to one project).
+MATCH (t:Topic)
+WHERE t.expired_at > $now
+RETURN t {.*, embedding: null} AS props
+ORDER BY t.id

@@ -1,0 +1,6 @@
+// mode: read
+// params: id
+// returns: id, weight
+MATCH (a:Topic {id: $id})-[r:RELATED_TO]-(b:Topic)
+RETURN b.id AS id, r.weight AS weight
+ORDER BY weight DESC, id

@@ -1,0 +1,7 @@
+// mode: write
+// params: rows
+// returns: n
+UNWIND $rows AS row
+MATCH (t:Topic {id: row.id})
+SET t.weight = row.weight, t.phase = row.phase
+RETURN count(t) AS n

@@ -1,0 +1,87 @@
+"""Corrections: what users corrected, reinforced across sessions until they graduate to rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.models import Correction
+from graph.records import correction_from_record, correction_to_row, embedding_rows
+from graph.timeutil import now_ms
+
+_UPSERT = Q("correction.upsert_many")
+_SET_EMB = Q("correction.set_embeddings")
+_GET_MANY = Q("correction.get_many")
+_LINK_SOURCES = Q("correction.link_sources")
+_SEARCH = Q("correction.search_similar")
+_LIST = Q("correction.list_by_project")
+_CLOSE = Q("correction.close_many")
+_LINKS = {
+    "DUPLICATE_OF": Q("correction.link_duplicate_of"),
+    "RELATED_TO": Q("correction.link_related_to"),
+    "SUPERSEDES": Q("correction.link_supersedes"),
+    "CONTRADICTS": Q("correction.link_contradicts"),
+}
+
+CorrectionLink = Literal["DUPLICATE_OF", "RELATED_TO", "SUPERSEDES", "CONTRADICTS"]
+
+
+class CorrectionRepository:
+    """Reads and writes `Correction` nodes, their provenance, links and similarity search."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self._db = db
+
+    async def upsert_many(self, items: Sequence[Correction]) -> None:
+        """MERGE corrections by id (properties replaced), then write their embeddings."""
+        if not items:
+            return
+        await self._db.write(_UPSERT, rows=[correction_to_row(c) for c in items])
+        emb = embedding_rows(items)
+        if emb:
+            await self._db.write(_SET_EMB, rows=emb)
+
+    async def get_many(self, ids: Sequence[str]) -> list[Correction | None]:
+        """Corrections in the order of `ids` (None for unknown ids)."""
+        rows = await self._db.read(_GET_MANY, ids=list(ids))
+        by_id = {r["props"]["id"]: correction_from_record(r["props"]) for r in rows}
+        return [by_id.get(i) for i in ids]
+
+    async def link_sources(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """`(Correction)-[:DERIVED_FROM]->(Turn)` for each `(correction_id, turn_id)`."""
+        if pairs:
+            rows = [{"id": c, "turn_id": t} for c, t in pairs]
+            await self._db.write(_LINK_SOURCES, rows=rows, now=now_ms())
+
+    async def search_similar(
+        self, project: str, vector: Sequence[float], *, k: int = 10, now: int | None = None
+    ) -> list[tuple[Correction, float]]:
+        """Current corrections of `project` nearest to `vector`, with cosine similarity."""
+        rows = await self._db.read(
+            _SEARCH,
+            vector=[float(x) for x in vector],
+            k=k,
+            project=project,
+            now=now if now is not None else now_ms(),
+        )
+        return [(correction_from_record(r["props"]), float(r["similarity"])) for r in rows]
+
+    async def list_by_project(self, project: str, *, now: int | None = None) -> list[Correction]:
+        """Current corrections of `project`, oldest first."""
+        rows = await self._db.read(_LIST, project=project, now=now if now is not None else now_ms())
+        return [correction_from_record(r["props"]) for r in rows]
+
+    async def close_many(self, ids_valid_to: Sequence[tuple[str, int]], *, now: int) -> list[str]:
+        """Close corrections (INVALIDATE): `valid_to` as given, `expired_at` = now."""
+        if not ids_valid_to:
+            return []
+        rows = [{"id": i, "valid_to": v} for i, v in ids_valid_to]
+        return [r["id"] for r in await self._db.write(_CLOSE, rows=rows, now=now)]
+
+    async def link(self, rel: CorrectionLink, pairs: Sequence[tuple[str, str, float]]) -> None:
+        """Create `(a)-[:rel {weight}]->(b)` for each `(a, b, weight)`."""
+        if pairs:
+            rows = [{"source_id": a, "target_id": b, "weight": w} for a, b, w in pairs]
+            await self._db.write(_LINKS[rel], rows=rows, now=now_ms())

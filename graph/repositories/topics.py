@@ -1,0 +1,83 @@
+"""Topics: global subjects discussed across sessions and projects."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.models import Topic, TopicPhase
+from graph.records import embedding_rows, topic_from_record, topic_to_row
+from graph.timeutil import now_ms
+
+_UPSERT = Q("topic.upsert_many")
+_SET_EMB = Q("topic.set_embeddings")
+_GET_MANY = Q("topic.get_many")
+_SEARCH = Q("topic.search_similar")
+_LINK_MENTIONS = Q("topic.link_mentions")
+_RELATE = Q("topic.relate")
+_LIST_ALL = Q("topic.list_all")
+_SET_WEIGHTS = Q("topic.set_weights")
+_RELATED = Q("topic.related")
+
+
+class TopicRepository:
+    """Reads and writes `Topic` nodes, `MENTIONS` and co-occurrence `RELATED_TO` edges."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self._db = db
+
+    async def upsert_many(self, items: Sequence[Topic]) -> None:
+        """MERGE topics by id (properties replaced), then write their embeddings."""
+        if not items:
+            return
+        await self._db.write(_UPSERT, rows=[topic_to_row(t) for t in items])
+        emb = embedding_rows(items)
+        if emb:
+            await self._db.write(_SET_EMB, rows=emb)
+
+    async def get_many(self, ids: Sequence[str]) -> list[Topic | None]:
+        """Topics in the order of `ids` (None for unknown ids)."""
+        rows = await self._db.read(_GET_MANY, ids=list(ids))
+        by_id = {r["props"]["id"]: topic_from_record(r["props"]) for r in rows}
+        return [by_id.get(i) for i in ids]
+
+    async def search_similar(
+        self, vector: Sequence[float], *, k: int = 5, now: int | None = None
+    ) -> list[tuple[Topic, float]]:
+        """Current topics nearest to `vector`, with cosine similarity, best first."""
+        rows = await self._db.read(
+            _SEARCH,
+            vector=[float(x) for x in vector],
+            k=k,
+            now=now if now is not None else now_ms(),
+        )
+        return [(topic_from_record(r["props"]), float(r["similarity"])) for r in rows]
+
+    async def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """`(Turn)-[:MENTIONS]->(Topic)` for each `(turn_id, topic_id)`."""
+        if pairs:
+            rows = [{"turn_id": t, "topic_id": p} for t, p in pairs]
+            await self._db.write(_LINK_MENTIONS, rows=rows, now=now_ms())
+
+    async def relate(self, pairs: Sequence[tuple[str, str]], session_id: str) -> None:
+        """Record that each `(a, b)` co-occurred in `session_id` (idempotent per session)."""
+        if pairs:
+            rows = [{"source_id": a, "target_id": b, "session_id": session_id} for a, b in pairs]
+            await self._db.write(_RELATE, rows=rows, now=now_ms())
+
+    async def related(self, topic_id: str) -> list[tuple[str, float]]:
+        """`(topic_id, weight)` of topics co-occurring with `topic_id`, strongest first."""
+        rows = await self._db.read(_RELATED, id=topic_id)
+        return [(r["id"], float(r["weight"])) for r in rows]
+
+    async def list_all(self, *, now: int | None = None) -> list[Topic]:
+        """Every current topic (without embeddings)."""
+        rows = await self._db.read(_LIST_ALL, now=now if now is not None else now_ms())
+        return [topic_from_record(r["props"]) for r in rows]
+
+    async def set_weights(self, items: Sequence[tuple[str, float, TopicPhase]]) -> None:
+        """Store recomputed `(id, weight, phase)`."""
+        if items:
+            rows = [{"id": i, "weight": w, "phase": p} for i, w, p in items]
+            await self._db.write(_SET_WEIGHTS, rows=rows)

@@ -1,0 +1,559 @@
+"""Apply extraction results to the graph: topics, corrections (AUDN), lessons, facts, snapshots.
+
+Extractors propose; this module decides. Every decision is deterministic given the graph's state,
+and re-applying the same session's result is a no-op (sessions already counted are not counted
+again, ids are deterministic, and existing facts are left alone).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from graph.db import GraphDB
+from graph.embed import Embedder, cosine
+from graph.ids import content_hash, make_id, normalize_key
+from graph.models import (
+    Correction,
+    Entities,
+    Fact,
+    Lesson,
+    LessonVersion,
+    ProjectSnapshot,
+    Topic,
+    TopicPhase,
+)
+from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.facts import FactRepository
+from graph.repositories.lessons import LessonRepository
+from graph.repositories.snapshots import SnapshotRepository
+from graph.repositories.topics import TopicRepository
+from graph.scoring import (
+    TopicSignals,
+    correction_status,
+    days_between,
+    engagement_score,
+    frequency_score,
+    lesson_quality,
+    recency_score,
+    topic_phase,
+    topic_weight,
+)
+from graph.timeutil import from_ms, now_ms, to_ms
+from ingest.extract.config import ExtractSettings
+from ingest.extract.facts import assert_facts, fact_id
+from ingest.extract.models import (
+    CorrectionCandidate,
+    ExtractionReport,
+    ExtractionResult,
+    LessonCandidate,
+    TopicCandidate,
+)
+
+__all__ = ["KnowledgeWriter", "correction_action"]
+
+log = logging.getLogger(__name__)
+
+
+def _union(*parts: Iterable[str], cap: int | None = None) -> tuple[str, ...]:
+    out = tuple(dict.fromkeys(x for p in parts for x in p if x))
+    return out[:cap] if cap is not None else out
+
+
+def _min_dt(a: datetime | None, b: datetime) -> datetime:
+    return b if a is None or b < a else a
+
+
+def _max_dt(a: datetime | None, b: datetime) -> datetime:
+    return b if a is None or b > a else a
+
+
+def correction_action(
+    cand: CorrectionCandidate,
+    best: Correction | None,
+    similarity: float,
+    session_id: str,
+    threshold: float,
+) -> str:
+    """Offline AUDN rule for one candidate against its most similar stored correction.
+
+    - INVALIDATE: the candidate reverses the stored one (its `original` is the stored `corrected`
+      behaviour and vice versa, or it forbids what the stored one prescribes);
+    - NOOP: the stored one already counts this session (a re-run);
+    - UPDATE: similar enough (cosine > threshold): reinforce it;
+    - ADD: otherwise.
+    """
+    if cand.action is not None:
+        return cand.action
+    if best is None:
+        return "ADD"
+    if _reverses(cand, best):
+        return "INVALIDATE"
+    if similarity <= threshold:
+        return "ADD"
+    if session_id in best.sessions:
+        return "NOOP"
+    return "UPDATE"
+
+
+def _reverses(cand: CorrectionCandidate, old: Correction) -> bool:
+    c_new, o_new = normalize_key(cand.corrected_behaviour), normalize_key(cand.original_behaviour)
+    c_old, o_old = normalize_key(old.corrected_behaviour), normalize_key(old.original_behaviour)
+    if c_new and o_new and c_old and o_old and c_new == o_old and o_new == c_old:
+        return True
+    if cand.negates:
+        neg = normalize_key(cand.negates)
+        return bool(neg) and (neg == c_old or f"always {neg}" == normalize_key(old.rule_text)[:-1])
+    return False
+
+
+@dataclass
+class _RunState:
+    projects: set[str] = field(default_factory=set)
+
+
+class KnowledgeWriter:
+    """Applies `ExtractionResult`s to the graph.
+
+    Args:
+        db: the graph.
+        embedder: embeds topic, correction and lesson texts.
+        settings: extraction thresholds.
+    """
+
+    def __init__(self, db: GraphDB, embedder: Embedder, settings: ExtractSettings) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.settings = settings
+        self.topics = TopicRepository(db)
+        self.corrections = CorrectionRepository(db)
+        self.lessons = LessonRepository(db)
+        self.facts = FactRepository(db)
+        self.snapshots = SnapshotRepository(db)
+        self._state = _RunState()
+        self._now = now_ms()
+
+    @property
+    def projects_touched(self) -> set[str]:
+        """Projects that received knowledge since the last `finish()`."""
+        return set(self._state.projects)
+
+    async def apply(self, result: ExtractionResult, *, now: int | None = None) -> ExtractionReport:
+        """Apply one session's result; returns what changed."""
+        now = now if now is not None else now_ms()
+        report = ExtractionReport(sessions=1)
+        self._state.projects.add(result.project)
+        self._now = now
+        await self._apply_topics(result, report, now)
+        await self._apply_corrections(result, report, now)
+        await self._apply_lessons(result, report, now)
+        await self._apply_facts(result, report, now)
+        if result.llm_usage:
+            report.llm_usage = dict(result.llm_usage)
+        return report
+
+    async def finish(self, *, now: int | None = None) -> ExtractionReport:
+        """End of an ingest run: recompute topic weights and snapshot each touched project."""
+        now = now if now is not None else now_ms()
+        report = ExtractionReport()
+        await self.recompute_topic_weights(now=now)
+        for project in sorted(self._state.projects):
+            if await self.snapshot(project, now=now) is not None:
+                report.snapshots += 1
+        self._state = _RunState()
+        return report
+
+    # --- topics ----------------------------------------------------------------------------------
+
+    async def _apply_topics(self, r: ExtractionResult, report: ExtractionReport, now: int) -> None:
+        cands = [c for c in r.topics if c.turn_ids]
+        if not cands:
+            return
+        texts = [f"{c.title}: {', '.join(c.keywords[:8])}" for c in cands]
+        vecs = await self.embedder.embed(texts)
+        threshold = self.settings.topic_match_threshold
+        by_id: dict[str, Topic] = {}
+        mentions: list[tuple[str, str]] = []
+        session_topics: list[str] = []
+        created: set[str] = set()
+        # Same-title topics are the same topic even if their keywords drifted.
+        own_ids = [make_id("topic", normalize_key(c.title)) for c in cands]
+        stored = {t.id: t for t in await self.topics.get_many(own_ids) if t is not None}
+        for cand, vec, own_id in zip(cands, vecs, own_ids, strict=True):
+            target: Topic | None = by_id.get(own_id) or stored.get(own_id)
+            if target is None:
+                for t, sim in await self.topics.search_similar(vec.tolist(), k=3, now=now):
+                    if sim >= threshold:
+                        target = by_id.get(t.id, t)
+                        break
+            if target is None:
+                # Material matched nothing stored: maybe a topic created moments ago in this batch.
+                for t in by_id.values():
+                    if t.embedding is not None and cosine(t.embedding, vec) >= threshold:
+                        target = t
+                        break
+            if target is None:
+                target = self._new_topic(own_id, cand, r, vec)
+                created.add(target.id)
+            elif r.session_id in target.sessions and target.id not in by_id:
+                session_topics.append(target.id)  # re-run of a counted session: no change
+                mentions.extend((tid, target.id) for tid in cand.turn_ids)
+                continue
+            else:
+                target = self._merge_topic(target, cand, r)
+            by_id[target.id] = target
+            session_topics.append(target.id)
+            mentions.extend((tid, target.id) for tid in cand.turn_ids)
+        if by_id:
+            await self.topics.upsert_many(list(by_id.values()))
+        await self.topics.link_mentions(sorted(set(mentions)))
+        ids = sorted(set(session_topics))
+        pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+        await self.topics.relate(pairs, r.session_id)
+        report.topics_created += len(created)
+        report.topics_updated += len(set(by_id) - created)
+        report.mentions += len(set(mentions))
+
+    @staticmethod
+    def _turn_times(cand: TopicCandidate, now: int) -> tuple[datetime, datetime]:
+        first = cand.first_seen or cand.last_seen or from_ms(now)
+        return first, cand.last_seen or first
+
+    def _new_topic(
+        self, tid: str, cand: TopicCandidate, r: ExtractionResult, vec: np.ndarray
+    ) -> Topic:
+        first, last = self._turn_times(cand, self._now)
+        return Topic(
+            id=tid,
+            title=cand.title,
+            projects=(r.project,),
+            sessions=(r.session_id,),
+            keywords=cand.keywords[: self.settings.max_keywords_per_topic],
+            entities=Entities(
+                people=cand.entities.people,
+                projects=_union(cand.entities.projects, [r.project]),
+                technologies=cand.entities.technologies,
+            ),
+            message_ids=cand.turn_ids[: self.settings.max_message_ids_per_topic],
+            first_seen=first,
+            last_seen=last,
+            message_count=len(set(cand.turn_ids)),
+            valid_from=first,
+            embedding=tuple(float(x) for x in vec),
+        )
+
+    def _merge_topic(self, t: Topic, cand: TopicCandidate, r: ExtractionResult) -> Topic:
+        first, last = self._turn_times(cand, self._now)
+        new_ids = [x for x in cand.turn_ids if x not in set(t.message_ids)]
+        kw_cap = self.settings.max_keywords_per_topic
+        return t.model_copy(
+            update={
+                "projects": _union(t.projects, [r.project]),
+                "sessions": _union(t.sessions, [r.session_id]),
+                "keywords": _union(t.keywords, cand.keywords, cap=kw_cap),
+                "entities": Entities(
+                    people=_union(t.entities.people, cand.entities.people, cap=50),
+                    projects=_union(t.entities.projects, cand.entities.projects, [r.project]),
+                    technologies=_union(
+                        t.entities.technologies, cand.entities.technologies, cap=50
+                    ),
+                ),
+                "message_ids": _union(
+                    t.message_ids, cand.turn_ids, cap=self.settings.max_message_ids_per_topic
+                ),
+                "first_seen": _min_dt(t.first_seen, first),
+                "last_seen": _max_dt(t.last_seen, last),
+                "message_count": t.message_count + len(new_ids),
+            }
+        )
+
+    async def recompute_topic_weights(self, *, now: int | None = None) -> int:
+        """Recompute every topic's weight and phase; returns how many were updated.
+
+        Recency and phase are measured against the latest activity in the graph when that is in
+        the past (historic imports such as LoCoMo would otherwise all look dormant).
+        """
+        now = now if now is not None else now_ms()
+        topics = await self.topics.list_all(now=now)
+        if not topics:
+            return 0
+        latest = max((to_ms(t.last_seen) for t in topics if t.last_seen), default=now)
+        ref = min(now, latest) if latest < now else now
+        s = self.settings
+        rows: list[tuple[str, float, TopicPhase]] = []
+        for t in topics:
+            days = days_between(to_ms(t.last_seen), ref) if t.last_seen else 365.0
+            depth = min(1.0, t.message_count / max(1, len(t.sessions)) / 8.0)
+            sig = TopicSignals(
+                frequency=frequency_score(t.message_count),
+                recency=recency_score(days, s.topic_recency_half_life_days),
+                depth=depth,
+                engagement=engagement_score(len(t.sessions), len(t.projects)),
+            )
+            phase = topic_phase(
+                days,
+                dormant_after_days=s.topic_dormant_after_days,
+                completed_after_days=s.topic_completed_after_days,
+            )
+            rows.append((t.id, round(topic_weight(sig), 6), phase))
+        await self.topics.set_weights(rows)
+        return len(rows)
+
+    # --- corrections (AUDN) ----------------------------------------------------------------------
+
+    async def _apply_corrections(
+        self, r: ExtractionResult, report: ExtractionReport, now: int
+    ) -> None:
+        cands = list(r.corrections)
+        if not cands:
+            return
+        vecs = await self.embedder.embed([c.rule_text for c in cands])
+        s = self.settings
+        # Within one session, near-identical candidates are one sighting.
+        groups: list[tuple[CorrectionCandidate, np.ndarray]] = []
+        for cand, vec in zip(cands, vecs, strict=True):
+            for i, (g, gv) in enumerate(groups):
+                if float(np.dot(gv, vec)) > s.correction_similarity:
+                    groups[i] = (
+                        g.model_copy(update={"turn_ids": _union(g.turn_ids, cand.turn_ids)}),
+                        gv,
+                    )
+                    break
+            else:
+                groups.append((cand, vec))
+        for cand, vec in groups:
+            hits = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
+            hits = [(c, sim) for c, sim in hits if sim > s.correction_related_similarity]
+            best, sim = hits[0] if hits else (None, 0.0)
+            reversal = next((c for c, _ in hits if _reverses(cand, c)), None)
+            if reversal is not None and cand.action is None:
+                best, action = reversal, "INVALIDATE"
+            else:
+                action = correction_action(cand, best, sim, r.session_id, s.correction_similarity)
+            if action == "NOOP" and best is not None:
+                report.corrections_noop += 1
+                continue
+            if action == "UPDATE" and best is not None:
+                updated = self._reinforce(best, cand, r.session_id)
+                await self.corrections.upsert_many([updated])
+                await self.corrections.link_sources([(updated.id, t) for t in cand.turn_ids])
+                dups = [
+                    (c.id, best.id, round(x, 4))
+                    for c, x in hits[1:]
+                    if x > s.correction_similarity and not _reverses(cand, c)
+                ]
+                await self.corrections.link("DUPLICATE_OF", dups)
+                report.corrections_reinforced += 1
+                continue
+            new = self._new_correction(cand, r, vec)
+            await self.corrections.upsert_many([new])
+            await self.corrections.link_sources([(new.id, t) for t in cand.turn_ids])
+            report.corrections_added += 1
+            if action == "INVALIDATE" and best is not None:
+                closed = await self.corrections.close_many(
+                    [(best.id, to_ms(cand.seen_at))], now=now
+                )
+                await self.corrections.link("SUPERSEDES", [(new.id, best.id, 1.0)])
+                await self.corrections.link("CONTRADICTS", [(new.id, best.id, 1.0)])
+                report.corrections_invalidated += len(closed)
+            related = [
+                (new.id, c.id, round(x, 4))
+                for c, x in hits
+                if c.id != new.id and (best is None or c.id != best.id or action == "ADD")
+            ]
+            await self.corrections.link("RELATED_TO", related)
+
+    def _reinforce(self, c: Correction, cand: CorrectionCandidate, session_id: str) -> Correction:
+        s = self.settings
+        sessions = _union(c.sessions, [session_id])
+        reinforcement = c.reinforcement + 1.0
+        status = correction_status(
+            c.status,
+            sessions=len(sessions),
+            sightings=int(reinforcement),
+            confirmed=c.confirmed,
+            rule_after=s.rule_after_sightings,
+            preference_after=s.preference_after_sightings,
+            pattern_after=s.pattern_after_sessions,
+        )
+        return c.model_copy(
+            update={
+                "sessions": sessions,
+                "reinforcement": reinforcement,
+                "confidence": min(0.99, max(c.confidence, cand.confidence) + 0.05),
+                "first_seen": _min_dt(c.first_seen, cand.seen_at),
+                "last_seen": _max_dt(c.last_seen, cand.seen_at),
+                "status": status,
+                "source_turn_ids": _union(c.source_turn_ids, cand.turn_ids),
+            }
+        )
+
+    def _new_correction(
+        self, cand: CorrectionCandidate, r: ExtractionResult, vec: np.ndarray
+    ) -> Correction:
+        return Correction(
+            id=make_id("correction", r.project, normalize_key(cand.rule_text), r.session_id),
+            project=r.project,
+            type=cand.type,
+            original_behaviour=cand.original_behaviour,
+            corrected_behaviour=cand.corrected_behaviour,
+            rule_text=cand.rule_text,
+            confidence=cand.confidence,
+            reinforcement=1.0,
+            half_life_days=self.settings.correction_half_life_days,
+            first_seen=cand.seen_at,
+            last_seen=cand.seen_at,
+            status="correction",
+            sessions=(r.session_id,),
+            source_turn_ids=cand.turn_ids,
+            valid_from=cand.seen_at,
+            embedding=tuple(float(x) for x in vec),
+        )
+
+    # --- lessons ---------------------------------------------------------------------------------
+
+    async def _apply_lessons(self, r: ExtractionResult, report: ExtractionReport, now: int) -> None:
+        cands = list(r.lessons)
+        if not cands:
+            return
+        vecs = await self.embedder.embed([f"{c.title}\n{c.content}" for c in cands])
+        for cand, vec in zip(cands, vecs, strict=True):
+            hits = await self.lessons.search_similar(r.project, vec.tolist(), k=3, now=now)
+            best = next((x for x, sim in hits if sim >= self.settings.lesson_similarity), None)
+            if best is None:
+                lesson = self._new_lesson(cand, r, vec)
+                await self.lessons.upsert_many([lesson])
+                await self.lessons.link_sources([(lesson.id, t) for t in lesson.source_turn_ids])
+                report.lessons_created += 1
+                continue
+            if set(cand.turn_ids) <= set(best.source_turn_ids):
+                continue  # already learned from these very turns (re-run)
+            version = LessonVersion(
+                id=make_id("lesson_version", best.id, best.version),
+                project=best.project,
+                lesson_id=best.id,
+                version=best.version,
+                title=best.title,
+                content=best.content,
+                summary=best.summary,
+                reason=f"refined by session {r.session_id}",
+                session_id=r.session_id,
+                created_at=from_ms(now),
+                valid_from=best.valid_from,
+            )
+            await self.lessons.add_versions([version])
+            refined = self._refine(best, cand)
+            await self.lessons.upsert_many([refined])
+            await self.lessons.link_sources([(best.id, t) for t in cand.turn_ids])
+            report.lessons_refined += 1
+
+    def _new_lesson(self, cand: LessonCandidate, r: ExtractionResult, vec: np.ndarray) -> Lesson:
+        return Lesson(
+            id=make_id("lesson", r.project, normalize_key(cand.title), cand.turn_ids[0]),
+            project=r.project,
+            category=cand.category,
+            title=cand.title,
+            content=cand.content,
+            summary=cand.summary,
+            applicable_when=cand.applicable_when,
+            keywords=cand.keywords,
+            weight=1.0,
+            quality=lesson_quality(
+                has_examples=cand.has_examples,
+                has_steps=cand.has_steps,
+                sources=1,
+                content_chars=len(cand.content),
+            ),
+            version=1,
+            source_turn_ids=cand.turn_ids,
+            valid_from=cand.seen_at,
+            embedding=tuple(float(x) for x in vec),
+        )
+
+    def _refine(self, old: Lesson, cand: LessonCandidate) -> Lesson:
+        fix_new = next(
+            (ln for ln in cand.content.splitlines() if ln.startswith("Fix:")), cand.summary
+        )
+        content = old.content
+        if fix_new and normalize_key(fix_new) not in normalize_key(content):
+            content = f"{content}\nAlso worked: {fix_new.removeprefix('Fix:').strip()}"
+        sources = old.version + 1
+        return old.model_copy(
+            update={
+                "content": content,
+                "keywords": _union(old.keywords, cand.keywords, cap=16),
+                "version": old.version + 1,
+                "weight": round(1.0 + 0.5 * (sources - 1), 3),
+                "quality": lesson_quality(
+                    has_examples=True,
+                    has_steps=cand.has_steps or "Fix:" in content,
+                    sources=sources,
+                    content_chars=len(content),
+                ),
+                "source_turn_ids": _union(old.source_turn_ids, cand.turn_ids),
+            }
+        )
+
+    # --- facts -----------------------------------------------------------------------------------
+
+    async def _apply_facts(self, r: ExtractionResult, report: ExtractionReport, now: int) -> None:
+        if not r.facts:
+            return
+        facts: dict[str, Fact] = {}
+        for c in r.facts:
+            vf = to_ms(c.valid_from)
+            fid = fact_id(r.project, c.subject, c.predicate, c.object, vf)
+            prev = facts.get(fid)
+            facts[fid] = Fact(
+                id=fid,
+                project=r.project,
+                subject=normalize_key(c.subject),
+                predicate=normalize_key(c.predicate),
+                object=c.object,
+                kind=c.kind,
+                statement=c.statement or f"{c.subject} {c.predicate} {c.object}",
+                confidence=c.confidence,
+                source_turn_ids=_union(prev.source_turn_ids if prev else (), c.turn_ids),
+                valid_from=c.valid_from,
+                recorded_at=from_ms(now),
+            )
+        out = await assert_facts(self.facts, r.project, list(facts.values()), now_ms=now)
+        report.facts_added += len(out.added)
+        report.facts_reinforced += len(out.reinforced)
+        report.facts_invalidated += len(out.invalidated)
+
+    # --- snapshots -------------------------------------------------------------------------------
+
+    async def snapshot(self, project: str, *, now: int | None = None) -> ProjectSnapshot | None:
+        """Record the project's active facts, todos and decisions if they changed since last time.
+
+        Returns the new snapshot, or None when nothing changed.
+        """
+        now = now if now is not None else now_ms()
+        active = await self.facts.list_active(project, as_of=now, known_at=now)
+        ids = sorted(f.id for f in active)
+        digest = content_hash("\n".join(ids))
+        prev = await self.snapshots.latest(project)
+        if prev is not None and prev.hash == digest:
+            return None
+        before = set(prev.active_fact_ids) if prev else set()
+        taken = from_ms(now)
+        snap = ProjectSnapshot(
+            id=make_id("snapshot", project, now, digest),
+            project=project,
+            taken_at=taken,
+            hash=digest,
+            active_fact_ids=tuple(ids),
+            todo_ids=tuple(f.id for f in active if f.kind == "todo"),
+            decision_ids=tuple(f.id for f in active if f.kind == "decision"),
+            delta_added=tuple(sorted(set(ids) - before)),
+            delta_removed=tuple(sorted(before - set(ids))),
+            valid_from=taken,
+            recorded_at=taken,
+        )
+        await self.snapshots.create(snap)
+        return snap

@@ -1,0 +1,157 @@
+"""Scoped bi-temporal invalidation of facts.
+
+A new fact invalidates **only** current facts with the same subject and predicate (or that it
+explicitly CONTRADICTS) whose validity overlaps it: the old fact gets `valid_to` = the new fact's
+`valid_from` and `expired_at` = now, plus `(new)-[:SUPERSEDES]->(old)`. Unrelated facts are never
+retired. A restatement of a current fact (same subject, predicate and object) adds provenance
+instead of a new node. A fact learned late about an earlier time (its `valid_from` precedes the
+current fact's) is stored already ended at the current fact's `valid_from`, and the current fact
+supersedes it; nothing current is closed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from graph.ids import make_id, normalize_key
+from graph.models import Fact
+from graph.repositories.facts import FactRepository, Supersession
+from graph.timeutil import OPEN, from_ms, to_ms
+
+__all__ = ["FactOutcome", "assert_facts", "fact_id"]
+
+
+def fact_id(project: str, subject: str, predicate: str, obj: str, valid_from_ms: int) -> str:
+    """Deterministic fact id: the same statement at the same event time is the same node."""
+    return make_id(
+        "fact",
+        project,
+        normalize_key(subject),
+        normalize_key(predicate),
+        normalize_key(obj),
+        valid_from_ms,
+    )
+
+
+@dataclass
+class FactOutcome:
+    """What `assert_facts` did."""
+
+    added: list[str] = field(default_factory=list)
+    reinforced: list[str] = field(default_factory=list)
+    invalidated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+
+def _key(f: Fact) -> tuple[str, str]:
+    return normalize_key(f.subject), normalize_key(f.predicate)
+
+
+async def assert_facts(
+    repo: FactRepository,
+    project: str,
+    facts: Sequence[Fact],
+    *,
+    now_ms: int,
+    contradicts: Sequence[tuple[str, str]] = (),
+) -> FactOutcome:
+    """Add `facts` to `project`, applying the scoped invalidation rule.
+
+    Args:
+        repo: the fact repository.
+        project: project slug (every fact must belong to it).
+        facts: new facts; ids should come from `fact_id` so re-runs are no-ops.
+        now_ms: record time of this change (epoch ms).
+        contradicts: explicit `(new_id, old_id)` contradiction links; the old fact is invalidated
+            like a same-key one, whatever its predicate.
+
+    Returns:
+        Ids added, reinforced (restated), invalidated and left unchanged (already stored).
+    """
+    out = FactOutcome()
+    if not facts:
+        return out
+    existing = {f.id for f in await repo.get_many([f.id for f in facts]) if f is not None}
+    fresh = [f for f in facts if f.id not in existing]
+    out.unchanged.extend(f.id for f in facts if f.id in existing)
+    if not fresh:
+        return out
+    keys = sorted({_key(f) for f in fresh})
+    live: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    for f in await repo.live_by_keys(project, keys, now=now_ms):
+        live[_key(f)].append(f)
+
+    to_write: dict[str, Fact] = {}
+    supersede: list[Supersession] = []
+    late_links: list[Supersession] = []
+    for f in sorted(fresh, key=lambda x: (to_ms(x.valid_from), x.id)):
+        if f.project != project:
+            raise ValueError(f"fact {f.id} belongs to {f.project!r}, not {project!r}")
+        k = _key(f)
+        same = next(
+            (o for o in live[k] if normalize_key(o.object) == normalize_key(f.object)), None
+        )
+        if same is not None:
+            merged = same.model_copy(
+                update={
+                    "source_turn_ids": tuple(
+                        dict.fromkeys((*same.source_turn_ids, *f.source_turn_ids))
+                    ),
+                    "confidence": min(0.99, max(same.confidence, f.confidence) + 0.05),
+                }
+            )
+            to_write[merged.id] = merged
+            live[k] = [merged if o.id == same.id else o for o in live[k]]
+            out.reinforced.append(same.id)
+            continue
+        new = f.model_copy(update={"recorded_at": from_ms(now_ms)})
+        f_from = to_ms(f.valid_from)
+        keep: list[Fact] = []
+        for old in live[k]:
+            o_from = to_ms(old.valid_from)
+            o_to = OPEN if old.valid_to is None else to_ms(old.valid_to)
+            if o_to <= f_from:  # no overlap: old already ended before the new one starts
+                keep.append(old)
+            elif o_from <= f_from:
+                supersede.append(Supersession(old.id, f.id, f_from))
+                out.invalidated.append(old.id)
+            else:
+                # Learned late: the new fact describes an earlier time that `old` ended. Store it
+                # already ended (valid time only; the record stays current) and link old → new.
+                new = new.model_copy(update={"valid_to": old.valid_from})
+                late_links.append(Supersession(f.id, old.id, o_from))
+                keep.append(old)
+        to_write[new.id] = new
+        out.added.append(new.id)
+        if new.valid_to is None:
+            keep.append(new)
+        live[k] = keep
+
+    await repo.upsert_many(list(to_write.values()))
+    if supersede:
+        await repo.supersede(supersede, now=now_ms)
+    if late_links:
+        await repo.link_supersedes(late_links)
+    pairs = [
+        (fid, t) for fid in (*out.added, *out.reinforced) for t in to_write[fid].source_turn_ids
+    ]
+    await repo.link_sources(pairs)
+
+    if contradicts:
+        await repo.link_contradicts(contradicts)
+    explicit = await repo.contradicted_by(out.added, now=now_ms)
+    extra: list[Supersession] = []
+    by_id = {f.id: f for f in fresh}
+    for new_id, old in explicit:
+        if old.id in out.invalidated or old.id == new_id:
+            continue
+        nf = by_id.get(new_id)
+        if nf is None:
+            continue
+        extra.append(Supersession(old.id, new_id, to_ms(nf.valid_from)))
+        out.invalidated.append(old.id)
+    if extra:
+        await repo.supersede(extra, now=now_ms)
+    return out

@@ -1,0 +1,654 @@
+"""The offline extractor: deterministic cue rules, no network, fast.
+
+What it finds in one session:
+
+- **corrections**: a user pushing back on the agent ("no, use X not Y", "use X instead of Y",
+  "don't ...", "stop ...", "actually ...", "I told you ...", "always/never ...", "from now on ...");
+- **facts**: decisions and preferences ("let's use X (for Y)", "we decided to ...", "switch to X",
+  "I prefer X"), todos ("TODO: ...", "we need to ..."), and personal facts in conversation
+  ("I live in X", "I moved to X", "I work at/as X");
+- **lessons**: problem → attempt → outcome sequences: an error (failing tool result, traceback,
+  "FAILED") followed by assistant attempts and then a passing run;
+- **topics**: RAKE keyphrases recurring across turns, with their turns, keywords and entities;
+- **entities**: speakers and capitalised names (people), technologies (lexicon), projects;
+- **enrichment**: intent, outcome, frustration cues and tool statistics.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from graph.ids import normalize_key
+from graph.models import CorrectionType
+from ingest.extract.models import (
+    CorrectionCandidate,
+    EntityMentions,
+    ExtractionResult,
+    FactCandidate,
+    LessonCandidate,
+    SessionEnrichment,
+    SessionInput,
+    TopicCandidate,
+    TurnInput,
+)
+from ingest.extract.text import (
+    capitalised_names,
+    clean_text,
+    keyphrases,
+    sentences,
+    tech_category,
+    technologies,
+    top_words,
+    words,
+)
+
+__all__ = ["OfflineExtractor", "normalize_rule"]
+
+# --- corrections ---------------------------------------------------------------------------------
+
+_LEAD = r"(?:(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry)[,.!:]?\s+)*"
+_X = r"(?P<x>[^.,;!?\n]{1,80}?)"
+_Y = r"(?P<y>[^.,;!?\n]{1,80}?)"
+_END = r"\s*(?:[.,;!?\n]|$)"
+
+_INSTEAD = re.compile(
+    rf"^{_LEAD}(?:you should\s+|please\s+)?(?P<verb>use|run|call|prefer|write|put|keep|pick|try)\s+"
+    rf"{_X}\s*(?:,\s*)?(?:instead of|rather than|over|and not|not)\s+{_Y}{_END}",
+    re.IGNORECASE,
+)
+_INSTEAD_TAIL = re.compile(
+    rf"^{_LEAD}(?P<verb>use|run|call|write|put|keep)\s+{_X}\s+instead{_END}", re.IGNORECASE
+)
+_NEG = re.compile(
+    rf"^{_LEAD}(?P<neg>don't|dont|do not|never|stop|quit|avoid)\s+(?P<x>[^.;!?\n]{{3,120}}?){_END}",
+    re.IGNORECASE,
+)
+_ALWAYS = re.compile(
+    rf"^{_LEAD}(?:(?:from now on|going forward|in future|in the future),?\s+)?(?:please\s+)?"
+    rf"(?P<adv>always|make sure to|make sure you|remember to)\s+(?P<x>[^.;!?\n]{{3,120}}?){_END}",
+    re.IGNORECASE,
+)
+_FROM_NOW = re.compile(
+    rf"^{_LEAD}(?:from now on|going forward|in future|in the future),?\s+(?P<x>[^.;!?\n]{{3,120}}?){_END}",
+    re.IGNORECASE,
+)
+_TOLD = re.compile(
+    r"^(?:" + _LEAD + r")(?:i told you|i already told you|i said|as i said|like i said)"
+    r"(?: (?:before|earlier|already))?,?\s+(?:to\s+|that\s+)?(?P<x>[^.;!?\n]{3,120}?)\s*(?:[.;!?\n]|$)",
+    re.IGNORECASE,
+)
+_ACTUALLY = re.compile(
+    r"^(?:no[,.!]?\s+)?actually,?\s+(?P<x>[^.;!?\n]{3,120}?)\s*(?:[.;!?\n]|$)", re.IGNORECASE
+)
+_WRONG = re.compile(
+    r"^(?:no[,.!]?\s+)?(?:that'?s|this is|that is|it'?s)\s+(?:wrong|incorrect|not right|not correct)"
+    r"[,.:;!]?\s*(?P<x>[^;!?\n]{0,160})",
+    re.IGNORECASE,
+)
+# Imperatives that are conversational, not corrections ("don't worry", "never mind").
+_BENIGN = re.compile(
+    r"^(?:worry|worries|mind|hesitate|be sorry|be afraid|be shy|give up|forget about it|know|"
+    r"think so|think|care|get me wrong|apologi[sz]e|stress|panic|rush|feel bad|be too hard)\b",
+    re.IGNORECASE,
+)
+_TYPE_RULES: list[tuple[CorrectionType, re.Pattern[str]]] = [
+    (
+        "style",
+        re.compile(
+            r"\b(indent|tabs?|spaces|format|formatting|style|naming|name[sd]?|comments?|docstrings?|"
+            r"quotes|camel ?case|snake ?case|line length|emoji|capitali[sz]e|wording|tone|verbose|"
+            r"concise|markdown|headers?|bullet)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "tool_usage",
+        re.compile(
+            r"\b(pip|uv|npm|pnpm|yarn|poetry|git|docker|pytest|make|cargo|bash|shell|sudo|grep|"
+            r"sed|curl|tool|command|cli|flag|--\w+)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "process",
+        re.compile(
+            r"\b(commit|push|pull request|pr|review|deploy|release|tests?|ci|before|after|first|"
+            r"then|workflow|branch|merge|ask me|check with|plan)\b",
+            re.IGNORECASE,
+        ),
+    ),
+]
+_FRUSTRATION = re.compile(
+    r"(i told you|again\b|still (?:not|doesn'?t|broken|failing)|doesn'?t work|not working|"
+    r"!!+|\bwtf\b|\bugh\b|come on|seriously|how many times|for the last time)",
+    re.IGNORECASE,
+)
+
+
+def normalize_rule(text: str) -> str:
+    """Turn a correction clause into an instruction: trimmed, capitalised, one final period."""
+    t = re.sub(r"\s+", " ", text).strip().strip("\"'`").strip()
+    t = re.sub(r"^(?:please|pls|just|you should|you must|you need to)\s+", "", t, flags=re.I)
+    t = t.rstrip(" .,;:!?")
+    if not t:
+        return ""
+    return t[0].upper() + t[1:] + "."
+
+
+def _classify(text: str) -> CorrectionType:
+    for kind, rx in _TYPE_RULES:
+        if rx.search(text):
+            return kind
+    return "preference"
+
+
+def _first_sentence(text: str, limit: int = 200) -> str:
+    for s in sentences(clean_text(text, 2000)):
+        if len(s) > 3:
+            return s[:limit]
+    return clean_text(text, limit)
+
+
+def _clauses(text: str) -> list[str]:
+    """Sentences further split at ' - ' and after 'no,' style openers; code lines dropped."""
+    out: list[str] = []
+    for s in sentences(clean_text(text, 3000)):
+        if s.startswith(("```", "    ", "$ ", ">>>")):
+            continue
+        out.append(s.strip(" -*•"))
+    return out
+
+
+def correction_from_clause(clause: str) -> tuple[str, str, str, bool, str | None] | None:
+    """Parse one clause: `(rule_text, corrected, original, explicit_rule, negates)` or None."""
+    m = _INSTEAD.match(clause)
+    if m:
+        verb, x, y = m.group("verb").lower(), m.group("x").strip(), m.group("y").strip()
+        if verb == "prefer":
+            verb = "use"
+        rule = normalize_rule(f"{verb} {x} instead of {y}")
+        return rule, f"{verb} {x}", f"{verb} {y}", False, None
+    m = _INSTEAD_TAIL.match(clause)
+    if m:
+        verb, x = m.group("verb").lower(), m.group("x").strip()
+        return normalize_rule(f"{verb} {x} instead"), f"{verb} {x}", "", False, None
+    m = _ALWAYS.match(clause)
+    if m:
+        x = m.group("x").strip()
+        adv = m.group("adv").lower()
+        prefix = "Always" if adv == "always" else "Make sure to"
+        return normalize_rule(f"{prefix} {x}"), x, "", True, None
+    m = _NEG.match(clause)
+    if m:
+        neg, x = m.group("neg").lower(), m.group("x").strip()
+        if _BENIGN.match(x) or len(words(x)) < 1:
+            return None
+        lead = {"never": "Never", "stop": "Stop", "quit": "Stop", "avoid": "Avoid"}.get(
+            neg, "Do not"
+        )
+        explicit = neg == "never"
+        return normalize_rule(f"{lead} {x}"), f"not {x}", x, explicit, x
+    m = _FROM_NOW.match(clause)
+    if m:
+        x = m.group("x").strip()
+        return normalize_rule(x), x, "", True, None
+    m = _TOLD.match(clause)
+    if m:
+        x = m.group("x").strip()
+        return normalize_rule(x), x, "", False, None
+    m = _WRONG.match(clause)
+    if m and m.group("x").strip():
+        x = m.group("x").strip()
+        return normalize_rule(x), x, "", False, None
+    m = _ACTUALLY.match(clause)
+    if m:
+        x = m.group("x").strip()
+        if len(words(x)) >= 3 and re.match(
+            r"^(?:use|run|it'?s|the|we|you|call|put|keep|don'?t|do not)", x, re.I
+        ):
+            return normalize_rule(x), x, "", False, None
+    return None
+
+
+# --- facts ---------------------------------------------------------------------------------------
+
+_OBJ = r"(?P<obj>[A-Za-z0-9][\w.+#\- ]{0,40}?)"
+_DECIDE = re.compile(
+    r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|we decided to|"
+    r"(?:i|we) (?:chose|choose|picked|pick)|decided to|decision:|going with|we(?:'re| are) going with|"
+    r"switch(?:ing|ed)? to|migrate(?:d)? to|move to)\s+(?:use\s+|go with\s+|using\s+|switch to\s+)?"
+    + _OBJ
+    + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?\s*(?:[.,;!?\n]|\binstead\b|$)",
+    re.IGNORECASE,
+)
+_PREFER = re.compile(
+    r"\bi (?:really )?(?:prefer|like|love|want)\s+(?P<obj>[A-Za-z0-9][\w.+#\- ]{0,40}?)"
+    r"(?:\s+(?:over|to|rather than)\s+(?P<other>[\w.+#\- ]{1,40}?))?\s*(?:[.,;!?\n]|$)",
+    re.IGNORECASE,
+)
+_TODO = re.compile(
+    r"(?:^|\b)(?:todo:|to-do:|next step(?:s)? (?:is|are)|we (?:still )?need to|remember to|"
+    r"don'?t forget to)\s+(?P<x>[^.;!?\n]{4,120})",
+    re.IGNORECASE,
+)
+_PERSONAL = [
+    (
+        re.compile(
+            r"\bi (?:just |recently )?(?:moved|relocated) to (?P<x>[A-Z][\w\- ]{1,40}?)\s*(?:[.,;!?\n]|\bfor\b|\bwith\b|\blast\b|$)"
+        ),
+        "lives in",
+    ),
+    (
+        re.compile(r"\bi (?:now )?live in (?P<x>[A-Z][\w\- ]{1,40}?)\s*(?:[.,;!?\n]|\bwith\b|$)"),
+        "lives in",
+    ),
+    (
+        re.compile(
+            r"\bi (?:now |currently )?work (?:at|for) (?P<x>[A-Z][\w&\- ]{1,40}?)\s*(?:[.,;!?\n]|\bas\b|$)"
+        ),
+        "works at",
+    ),
+    (
+        re.compile(
+            r"\bi(?:'m| am) (?:now |currently )?working as an? (?P<x>[a-z][\w\- ]{2,40}?)\s*(?:[.,;!?\n]|\bat\b|$)",
+            re.I,
+        ),
+        "works as",
+    ),
+    (
+        re.compile(r"\bi work as an? (?P<x>[a-z][\w\- ]{2,40}?)\s*(?:[.,;!?\n]|\bat\b|$)", re.I),
+        "works as",
+    ),
+    (
+        re.compile(
+            r"\bmy (?P<rel>dog|cat|pet|son|daughter|wife|husband|partner|boyfriend|girlfriend)(?:'s name)? is (?:called |named )?(?P<x>[A-Z][a-z]{1,20})\b"
+        ),
+        "has",
+    ),
+    (
+        re.compile(r"\bi(?:'ve| have)? (?:just )?started (?P<x>[a-z][\w\- ]{2,40}?ing)\b", re.I),
+        "started",
+    ),
+]
+_NOT_DECISION_OBJ = re.compile(
+    r"^(?:it|this|that|them|him|her|me|you|us|a|an|the|some|go|do|see|try|get|make|have|be|"
+    r"talk|chat|catch|hang|meet|know|start|keep|just|now|again|sure|both)\b",
+    re.IGNORECASE,
+)
+
+
+def _fact_key(text: str) -> str:
+    return normalize_key(text).strip(" .,'\"")
+
+
+def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
+    """`(subject, predicate, object)` of a decision such as "let's use SQLite for the cache"."""
+    m = _DECIDE.search(sentence)
+    if not m:
+        return None
+    obj = m.group("obj").strip()
+    obj = re.sub(r"\s+(?:instead|then|now|here|too|also|please|again)$", "", obj, flags=re.I)
+    if not obj or _NOT_DECISION_OBJ.match(obj):
+        return None
+    target = (m.group("for") or "").strip()
+    tech = technologies(obj)
+    if target:
+        subject = _fact_key(target)
+    elif tech and tech_category(tech[0]):
+        subject = str(tech_category(tech[0]))
+    else:
+        return None  # a decision we cannot scope would only ever pile up; skip it
+    return subject, "uses", obj
+
+
+# --- lessons -------------------------------------------------------------------------------------
+
+_ERROR = re.compile(
+    r"(Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b:|\bFAILED\b|\berror(?:\[\w+\])?:|"
+    r"\bfailed\b|command not found|No such file or directory|exit (?:code|status) [1-9]|"
+    r"\bpanicked\b|Segmentation fault|\bERR!|cannot find module|permission denied)",
+    re.IGNORECASE,
+)
+_PASS = re.compile(
+    r"(\b\d+ passed\b(?!.*\b[1-9]\d* failed)|\ball tests pass(?:ed)?\b|\btests? pass(?:es|ed)?\b|"
+    r"\bsuccess(?:fully)?\b|\bworks now\b|\bfixed\b|\bnow works\b|\bbuild succeeded\b|"
+    r"\bexit (?:code|status) 0\b|✓|✅|\bOK\b)",
+    re.IGNORECASE,
+)
+_FIX_VERB = re.compile(
+    r"\b(fix|fixed|change[sd]?|add(?:ed)?|install(?:ed)?|use|using|replace[sd]?|instead|"
+    r"set|update[sd]?|remove[sd]?|rename[sd]?|import(?:ed)?|pin(?:ned)?|upgrade[sd]?|switch(?:ed)?)\b",
+    re.IGNORECASE,
+)
+_ERR_LINE = re.compile(
+    r"^\s*((?:[\w.]+(?:Error|Exception)|error(?:\[\w+\])?|E\s+\w+Error|FAILED)[: ].{0,200})$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _error_headline(text: str) -> str:
+    lines = [m.group(1).strip() for m in _ERR_LINE.finditer(text)]
+    if lines:
+        return lines[-1][:200]  # Python puts the exception last
+    for s in sentences(clean_text(text, 3000)):
+        if _ERROR.search(s):
+            return s[:200]
+    return _first_sentence(text)
+
+
+def _is_error(t: TurnInput) -> bool:
+    if t.tool_ok is False:
+        return True
+    if t.role in ("tool", "assistant", "system") or t.tool_name:
+        return bool(_ERROR.search(t.text[:4000])) and not _is_pass_text(t.text)
+    return False
+
+
+def _is_pass_text(text: str) -> bool:
+    head = text[:4000]
+    return bool(_PASS.search(head)) and not re.search(
+        r"\b[1-9]\d* failed\b|\bFAILED\b|Traceback", head
+    )
+
+
+def _is_pass(t: TurnInput) -> bool:
+    if t.tool_ok is True and not _ERROR.search(t.text[:4000]):
+        return True
+    return t.role != "user" and _is_pass_text(t.text)
+
+
+# --- the extractor -------------------------------------------------------------------------------
+
+
+class OfflineExtractor:
+    """Deterministic, network-free extraction from one session's turns.
+
+    Args:
+        max_topics: topic candidates per session.
+        lesson_window: turns after an error within which a passing run makes it a lesson.
+    """
+
+    name = "offline"
+
+    def __init__(self, *, max_topics: int = 6, lesson_window: int = 16) -> None:
+        self.max_topics = max_topics
+        self.lesson_window = lesson_window
+
+    async def extract(self, session: SessionInput) -> ExtractionResult:
+        """Extract candidates from `session` (pure; runs inline, it is fast)."""
+        return self.extract_sync(session)
+
+    def extract_sync(self, session: SessionInput) -> ExtractionResult:
+        turns = session.turns
+        entities = self._entities(session)
+        return ExtractionResult(
+            session_id=session.id,
+            project=session.project,
+            corrections=tuple(self._corrections(turns)),
+            facts=tuple(self._facts(session)),
+            lessons=tuple(self._lessons(turns)),
+            topics=tuple(self._topics(turns, entities)),
+            entities=entities,
+            enrichment=self._enrichment(turns),
+            extractor=self.name,
+        )
+
+    # corrections
+    def _corrections(self, turns: Sequence[TurnInput]) -> list[CorrectionCandidate]:
+        out: list[CorrectionCandidate] = []
+        seen: set[str] = set()
+        prev_agent = ""
+        for t in turns:
+            if t.role == "assistant" and t.text.strip():
+                prev_agent = _first_sentence(t.text)
+            if t.role != "user":
+                continue
+            for clause in _clauses(t.text):
+                parsed = correction_from_clause(clause)
+                if parsed is None:
+                    continue
+                rule, corrected, original, explicit, negates = parsed
+                key = normalize_key(rule)
+                if not rule or key in seen or len(rule) < 8:
+                    continue
+                seen.add(key)
+                out.append(
+                    CorrectionCandidate(
+                        type=_classify(rule),
+                        original_behaviour=original or prev_agent,
+                        corrected_behaviour=corrected,
+                        rule_text=rule,
+                        confidence=0.75 if explicit or original else 0.6,
+                        explicit_rule=explicit,
+                        turn_ids=(t.id,),
+                        seen_at=t.timestamp,
+                        negates=negates,
+                    )
+                )
+        return out
+
+    # facts
+    def _facts(self, session: SessionInput) -> list[FactCandidate]:
+        out: list[FactCandidate] = []
+        for t in session.turns:
+            if t.role not in ("user", "assistant") or t.tool_name:
+                continue
+            speaker = t.speaker or t.role
+            for s in _clauses(t.text):
+                if t.role == "user" or t.speaker:
+                    dec = decision_fact(s, session.project)
+                    if dec is not None:
+                        subj, pred, obj = dec
+                        out.append(
+                            FactCandidate(
+                                subject=subj,
+                                predicate=pred,
+                                object=obj,
+                                kind="decision" if subj not in {"indentation"} else "preference",
+                                statement=f"{session.project}: {subj} {pred} {obj}",
+                                confidence=0.7,
+                                turn_ids=(t.id,),
+                                valid_from=t.timestamp,
+                            )
+                        )
+                        continue
+                m = _PREFER.search(s)
+                if m and t.role == "user":
+                    obj = m.group("obj").strip()
+                    tech = technologies(obj)
+                    cat = tech_category(tech[0]) if tech else None
+                    if cat and not _NOT_DECISION_OBJ.match(obj):
+                        out.append(
+                            FactCandidate(
+                                subject=_fact_key(speaker),
+                                predicate=f"prefers {cat}",
+                                object=obj,
+                                kind="preference",
+                                statement=f"{speaker} prefers {obj}",
+                                confidence=0.65,
+                                turn_ids=(t.id,),
+                                valid_from=t.timestamp,
+                            )
+                        )
+                        continue
+                m = _TODO.search(s)
+                if m and t.role == "user":
+                    x = m.group("x").strip()
+                    out.append(
+                        FactCandidate(
+                            subject=session.project,
+                            predicate=f"todo {normalize_key(x)[:60]}",
+                            object=x,
+                            kind="todo",
+                            statement=f"TODO: {x}",
+                            confidence=0.6,
+                            turn_ids=(t.id,),
+                            valid_from=t.timestamp,
+                        )
+                    )
+                    continue
+                for rx, pred in _PERSONAL:
+                    pm = rx.search(s)
+                    if not pm:
+                        continue
+                    x = pm.group("x").strip()
+                    p = pred
+                    if pred == "has":
+                        p = f"has {pm.group('rel').lower()}"
+                    out.append(
+                        FactCandidate(
+                            subject=_fact_key(speaker),
+                            predicate=p,
+                            object=x,
+                            kind="event" if pred == "started" else "other",
+                            statement=f"{speaker} {p} {x}",
+                            confidence=0.6,
+                            turn_ids=(t.id,),
+                            valid_from=t.timestamp,
+                        )
+                    )
+                    break
+        # "started <hobby>" accumulates (never contradicts); make each its own predicate.
+        return [
+            f.model_copy(update={"predicate": f"started {normalize_key(f.object)}"})
+            if f.predicate == "started"
+            else f
+            for f in out
+        ]
+
+    # lessons
+    def _lessons(self, turns: Sequence[TurnInput]) -> list[LessonCandidate]:
+        out: list[LessonCandidate] = []
+        i = 0
+        n = len(turns)
+        while i < n:
+            t = turns[i]
+            if not _is_error(t):
+                i += 1
+                continue
+            headline = _error_headline(t.text)
+            attempts: list[TurnInput] = []
+            outcome: TurnInput | None = None
+            j = i + 1
+            while j < n and j <= i + self.lesson_window:
+                u = turns[j]
+                if _is_pass(u):
+                    outcome = u
+                    break
+                if u.role == "assistant" and u.text.strip() and _FIX_VERB.search(u.text):
+                    attempts.append(u)
+                j += 1
+            if outcome is None or not attempts:
+                i += 1
+                continue
+            fix = next(
+                (
+                    s
+                    for a in reversed(attempts)
+                    for s in _clauses(a.text)
+                    if _FIX_VERB.search(s) and not _ERROR.search(s)
+                ),
+                _first_sentence(attempts[-1].text),
+            )
+            passed = _first_sentence(outcome.text, 160)
+            kw = top_words([headline, fix], 8)
+            title = f"Fix: {headline[:90]}"
+            content = f"Problem: {headline}\nFix: {fix}\nOutcome: {passed}"
+            out.append(
+                LessonCandidate(
+                    category="problem-solution",
+                    title=title,
+                    content=content,
+                    summary=f"When you see {headline[:80]!r}, {fix[:120]}",
+                    applicable_when=f"An error like: {headline[:160]}",
+                    keywords=tuple(kw),
+                    has_examples=True,
+                    has_steps=len(attempts) >= 1,
+                    turn_ids=(t.id, *(a.id for a in attempts), outcome.id),
+                    seen_at=outcome.timestamp,
+                )
+            )
+            i = j + 1
+        return out
+
+    # topics
+    def _topics(self, turns: Sequence[TurnInput], entities: EntityMentions) -> list[TopicCandidate]:
+        docs_turns = [t for t in turns if t.role in ("user", "assistant") and t.text.strip()]
+        docs = [clean_text(t.text, 3000) for t in docs_turns]
+        if not docs or self.max_topics == 0:
+            return []
+        phrases = keyphrases(docs, top=self.max_topics * 3)
+        out: list[TopicCandidate] = []
+        for k in phrases:
+            if len(k.doc_ids) < 2 and len(k.phrase.split()) < 2:
+                continue
+            mention_turns = [docs_turns[i] for i in k.doc_ids]
+            texts = [docs[i] for i in k.doc_ids]
+            kw = [k.phrase, *top_words(texts, 8, exclude=set(k.phrase.split()))]
+            tech = tuple(dict.fromkeys(x for tx in texts for x in technologies(tx)))
+            people = tuple(
+                dict.fromkeys(t.speaker for t in mention_turns if t.speaker and t.role == "user")
+            )
+            out.append(
+                TopicCandidate(
+                    title=k.phrase,
+                    keywords=tuple(dict.fromkeys(kw)),
+                    turn_ids=tuple(t.id for t in mention_turns),
+                    score=k.score,
+                    entities=EntityMentions(
+                        people=people[:10],
+                        projects=entities.projects,
+                        technologies=tech[:10],
+                    ),
+                    tokens=sum(len(tx) // 4 for tx in texts),
+                    first_seen=min(t.timestamp for t in mention_turns),
+                    last_seen=max(t.timestamp for t in mention_turns),
+                )
+            )
+            if len(out) >= self.max_topics:
+                break
+        return out
+
+    # entities
+    def _entities(self, session: SessionInput) -> EntityMentions:
+        people: dict[str, None] = {}
+        tech: dict[str, None] = {}
+        generic = {"user", "assistant", "system", "tool", "human", "ai", "claude", "chatgpt"}
+        for t in session.turns:
+            if t.speaker and t.speaker.lower() not in generic and t.role != "tool":
+                people[t.speaker] = None
+            if t.role in ("user", "assistant") and not t.tool_name:
+                text = clean_text(t.text, 2000)
+                for name in capitalised_names(text):
+                    people.setdefault(name, None)
+                for x in technologies(text):
+                    tech[x] = None
+        names = Counter(people)
+        return EntityMentions(
+            people=tuple(list(names)[:50]),
+            projects=(session.project,),
+            technologies=tuple(list(tech)[:50]),
+        )
+
+    # enrichment
+    def _enrichment(self, turns: Sequence[TurnInput]) -> SessionEnrichment:
+        users = [t for t in turns if t.role == "user" and t.text.strip() and not t.tool_name]
+        agents = [t for t in turns if t.role == "assistant" and t.text.strip()]
+        stats: dict[str, dict[str, int]] = {}
+        for t in turns:
+            if t.tool_name and t.tool_ok is not None:
+                s = stats.setdefault(t.tool_name, {"calls": 0, "failures": 0})
+                s["calls"] += 1
+                s["failures"] += 0 if t.tool_ok else 1
+        frustration = sum(len(_FRUSTRATION.findall(t.text[:2000])) for t in users)
+        tools = sum(s["calls"] for s in stats.values())
+        return SessionEnrichment(
+            intent=_first_sentence(users[0].text) if users else None,
+            outcome=_first_sentence(agents[-1].text) if agents else None,
+            summary=_first_sentence(users[0].text, 120) if users else None,
+            complexity=min(1.0, len(turns) / 200 + tools / 100),
+            frustration_signals=frustration,
+            tool_stats=stats,
+        )

@@ -1,0 +1,216 @@
+"""Entry points: the post-session ingest hook and `extract_session` for stored sessions.
+
+The composition root registers an `ExtractionHook` with the ingest pipeline (its `__call__`
+matches `ingest.pipeline.PostSessionHook`) and calls `await hook.finish()` after the run, which
+recomputes topic weights and writes one project snapshot per touched project.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from graph.config import GraphSettings
+from graph.db import GraphDB
+from graph.embed import Embedder, make_embedder
+from graph.llm import LLMClient
+from graph.repositories.sessions import SessionRepository
+from graph.repositories.turns import TurnRepository
+from ingest.extract.apply import KnowledgeWriter
+from ingest.extract.base import Extractor
+from ingest.extract.config import ExtractSettings
+from ingest.extract.models import ExtractionReport, SessionInput, TurnInput
+from ingest.extract.offline import OfflineExtractor
+from ingest.models import ParsedSession
+from ingest.writer import session_id as make_session_id
+from ingest.writer import turn_id as make_turn_id
+
+__all__ = [
+    "ExtractionHook",
+    "extract_session",
+    "extract_settings",
+    "make_extractor",
+    "session_input_from_parsed",
+]
+
+log = logging.getLogger(__name__)
+
+
+def extract_settings(settings: GraphSettings) -> ExtractSettings:
+    """The `extract` section of `settings` (defaults when the settings class has none)."""
+    section = getattr(settings, "extract", None)
+    return section if isinstance(section, ExtractSettings) else ExtractSettings()
+
+
+def make_extractor(settings: GraphSettings, *, llm: LLMClient | None = None) -> Extractor:
+    """The LLM extractor when enabled and an endpoint is configured, else the offline one."""
+    ex = extract_settings(settings)
+    if ex.use_llm and (llm is not None or settings.llm.enabled):
+        from ingest.extract.llm import LLMExtractor  # deferred: only with an LLM configured
+
+        return LLMExtractor(llm or LLMClient(settings.llm), ex)
+    return OfflineExtractor(max_topics=ex.max_topics_per_session)
+
+
+def session_input_from_parsed(parsed: ParsedSession, turn_ids: Sequence[str] = ()) -> SessionInput:
+    """Build the extractor's input from a parsed session (ids computed like the writer does).
+
+    Args:
+        parsed: the parsed session (possibly only an appended tail).
+        turn_ids: ids the writer stored; when given, only those turns are extracted.
+    """
+    wanted = set(turn_ids)
+    turns = []
+    for t in parsed.turns:
+        tid = make_turn_id(parsed.project, parsed.key, t.key)
+        if wanted and tid not in wanted:
+            continue
+        turns.append(
+            TurnInput(
+                id=tid,
+                ordinal=t.ordinal,
+                role=t.role,
+                text=t.text,
+                timestamp=t.timestamp,
+                speaker=t.speaker,
+                tool_name=t.tool_name,
+                tool_ok=t.tool_ok,
+            )
+        )
+    return SessionInput(
+        id=make_session_id(parsed.project, parsed.key),
+        project=parsed.project,
+        turns=tuple(turns),
+        title=parsed.title,
+        source=parsed.source,
+    )
+
+
+class ExtractionHook:
+    """Post-session hook for the ingest pipeline: extract knowledge from newly written turns.
+
+    Args:
+        settings: graph settings (its `extract` and `llm` sections are used).
+        embedder: shared embedder (the pipeline's, so its cache is reused); built when omitted.
+        extractor: override the extractor (tests, benchmarks).
+    """
+
+    def __init__(
+        self,
+        settings: GraphSettings,
+        *,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self.settings = settings
+        self.extract_settings = extract_settings(settings)
+        self._embedder = embedder
+        self._extractor = extractor
+        self._writers: dict[int, KnowledgeWriter] = {}
+        self.report = ExtractionReport()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings.embedding)
+        return self._embedder
+
+    @property
+    def extractor(self) -> Extractor:
+        if self._extractor is None:
+            self._extractor = make_extractor(self.settings)
+        return self._extractor
+
+    def _writer(self, db: GraphDB) -> KnowledgeWriter:
+        w = self._writers.get(id(db))
+        if w is None:
+            w = KnowledgeWriter(db, self.embedder, self.extract_settings)
+            self._writers[id(db)] = w
+        return w
+
+    async def __call__(self, db: GraphDB, parsed: ParsedSession, turn_ids: list[str]) -> None:
+        if not self.extract_settings.enabled or not turn_ids:
+            return  # nothing new was written: a re-run extracts nothing
+        await self.run(db, session_input_from_parsed(parsed, turn_ids))
+
+    async def run(self, db: GraphDB, session: SessionInput) -> ExtractionReport:
+        """Extract from one session and apply the result; adds to `self.report`."""
+        t0 = time.perf_counter()
+        result = await self.extractor.extract(session)
+        rep = await self._writer(db).apply(result)
+        rep.turns = len(session.turns)
+        rep.seconds = time.perf_counter() - t0
+        self.report.merge(rep)
+        return rep
+
+    async def finish(self, db: GraphDB | None = None) -> ExtractionReport:
+        """End of run: topic weights and project snapshots. Returns the run's full report."""
+        writers = [self._writer(db)] if db is not None else list(self._writers.values())
+        t0 = time.perf_counter()
+        for w in writers:
+            self.report.merge(await w.finish())
+        self.report.seconds += time.perf_counter() - t0
+        llm = getattr(self.extractor, "llm", None) if self._extractor is not None else None
+        if llm is not None:
+            self.report.llm_usage = llm.ledger.as_dict()
+        return self.report
+
+
+async def extract_session(
+    db: GraphDB,
+    settings: GraphSettings,
+    session_id: str,
+    *,
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+    finish: bool = True,
+) -> ExtractionReport:
+    """Extract knowledge from a session already stored in the graph.
+
+    Args:
+        db: the graph.
+        settings: graph settings (`extract`, `llm`, `embedding` sections).
+        session_id: the stored session's id.
+        embedder: shared embedder; built from settings when omitted.
+        extractor: override the extractor.
+        finish: also recompute topic weights and snapshot the project.
+
+    Raises:
+        NotFoundError: no such session.
+    """
+    session = await SessionRepository(db).get(session_id)
+    turns_repo = TurnRepository(db)
+    turns: list[Any] = []
+    after = -1
+    while True:
+        page = await turns_repo.list(session_id, after=after, limit=500)
+        if not page:
+            break
+        turns.extend(page)
+        after = page[-1].ordinal
+    inp = SessionInput(
+        id=session.id,
+        project=session.project,
+        title=session.title,
+        source=session.source,
+        turns=tuple(
+            TurnInput(
+                id=t.id,
+                ordinal=t.ordinal,
+                role=t.role,
+                text=t.text,
+                timestamp=t.valid_from,
+                speaker=t.speaker,
+                tool_name=t.tool_name,
+                tool_ok=t.tool_ok,
+            )
+            for t in turns
+        ),
+    )
+    hook = ExtractionHook(settings, embedder=embedder, extractor=extractor)
+    await hook.run(db, inp)
+    if finish:
+        return await hook.finish(db)
+    return hook.report

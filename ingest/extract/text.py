@@ -1,0 +1,793 @@
+"""Pure text analysis for the offline extractor: sentences, keyphrases (RAKE), entities.
+
+Everything here is deterministic and dependency-free (regular expressions and small word lists),
+so extraction is reproducible and fast (~tens of µs per turn).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "STOPWORDS",
+    "TECH_CATEGORIES",
+    "Keyphrase",
+    "capitalised_names",
+    "clean_text",
+    "keyphrases",
+    "sentences",
+    "tech_category",
+    "technologies",
+    "words",
+]
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "ago",
+        "all",
+        "almost",
+        "also",
+        "although",
+        "always",
+        "am",
+        "among",
+        "an",
+        "and",
+        "another",
+        "any",
+        "anybody",
+        "anyone",
+        "anything",
+        "anyway",
+        "anyways",
+        "are",
+        "aren't",
+        "around",
+        "as",
+        "at",
+        "away",
+        "back",
+        "be",
+        "became",
+        "because",
+        "become",
+        "been",
+        "before",
+        "being",
+        "below",
+        "best",
+        "better",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "can't",
+        "cannot",
+        "could",
+        "couldn't",
+        "did",
+        "didn't",
+        "do",
+        "does",
+        "doesn't",
+        "doing",
+        "don't",
+        "done",
+        "down",
+        "during",
+        "each",
+        "either",
+        "else",
+        "enough",
+        "etc",
+        "even",
+        "ever",
+        "every",
+        "everyone",
+        "everything",
+        "few",
+        "first",
+        "for",
+        "from",
+        "further",
+        "get",
+        "gets",
+        "getting",
+        "go",
+        "goes",
+        "going",
+        "gone",
+        "got",
+        "gotta",
+        "great",
+        "had",
+        "hadn't",
+        "has",
+        "hasn't",
+        "have",
+        "haven't",
+        "having",
+        "he",
+        "he'd",
+        "he'll",
+        "he's",
+        "her",
+        "here",
+        "here's",
+        "hers",
+        "herself",
+        "hey",
+        "hi",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "how's",
+        "however",
+        "i",
+        "i'd",
+        "i'll",
+        "i'm",
+        "i've",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn't",
+        "it",
+        "it's",
+        "its",
+        "itself",
+        "just",
+        "keep",
+        "kind",
+        "know",
+        "last",
+        "least",
+        "less",
+        "let",
+        "let's",
+        "lets",
+        "like",
+        "likely",
+        "little",
+        "lot",
+        "lots",
+        "made",
+        "make",
+        "makes",
+        "making",
+        "many",
+        "may",
+        "maybe",
+        "me",
+        "might",
+        "mine",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "myself",
+        "need",
+        "needs",
+        "never",
+        "new",
+        "next",
+        "nice",
+        "no",
+        "nor",
+        "not",
+        "nothing",
+        "now",
+        "of",
+        "off",
+        "oh",
+        "ok",
+        "okay",
+        "on",
+        "once",
+        "one",
+        "ones",
+        "only",
+        "onto",
+        "or",
+        "other",
+        "others",
+        "otherwise",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "pretty",
+        "quite",
+        "rather",
+        "really",
+        "right",
+        "said",
+        "same",
+        "say",
+        "says",
+        "see",
+        "seem",
+        "seems",
+        "seen",
+        "shall",
+        "she",
+        "she'd",
+        "she'll",
+        "she's",
+        "should",
+        "shouldn't",
+        "since",
+        "so",
+        "some",
+        "somebody",
+        "someone",
+        "something",
+        "sometimes",
+        "soon",
+        "still",
+        "such",
+        "sure",
+        "take",
+        "than",
+        "thank",
+        "thanks",
+        "that",
+        "that's",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "there's",
+        "these",
+        "they",
+        "they'd",
+        "they'll",
+        "they're",
+        "they've",
+        "thing",
+        "things",
+        "think",
+        "this",
+        "those",
+        "though",
+        "through",
+        "thus",
+        "to",
+        "today",
+        "together",
+        "too",
+        "totally",
+        "toward",
+        "try",
+        "trying",
+        "two",
+        "under",
+        "until",
+        "up",
+        "upon",
+        "us",
+        "use",
+        "used",
+        "using",
+        "very",
+        "via",
+        "want",
+        "wanted",
+        "wants",
+        "was",
+        "wasn't",
+        "way",
+        "we",
+        "we'd",
+        "we'll",
+        "we're",
+        "we've",
+        "well",
+        "went",
+        "were",
+        "weren't",
+        "what",
+        "what's",
+        "whatever",
+        "when",
+        "when's",
+        "where",
+        "where's",
+        "whether",
+        "which",
+        "while",
+        "who",
+        "who's",
+        "whom",
+        "whose",
+        "why",
+        "why's",
+        "will",
+        "with",
+        "within",
+        "without",
+        "won't",
+        "would",
+        "wouldn't",
+        "yeah",
+        "yes",
+        "yet",
+        "you",
+        "you'd",
+        "you'll",
+        "you're",
+        "you've",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "wow",
+        "cool",
+        "awesome",
+        "amazing",
+        "glad",
+        "hope",
+        "guess",
+        "mean",
+        "lol",
+        "haha",
+        "yep",
+        "nope",
+        "sounds",
+        "sound",
+        "feel",
+        "feeling",
+        "felt",
+        "really",
+        "definitely",
+        "absolutely",
+        "probably",
+        "actually",
+        "basically",
+        "literally",
+        "honestly",
+        "especially",
+        "time",
+        "times",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "year",
+        "years",
+        "today",
+        "tonight",
+        "yesterday",
+        "tomorrow",
+        "morning",
+        "evening",
+        "good",
+        "bad",
+        "fun",
+        "lot",
+        "stuff",
+        "bit",
+        "able",
+        "also",
+        "true",
+        "false",
+        "none",
+        "null",
+    ]
+)
+"""English function words and chat filler that never make a keyphrase on their own."""
+
+# A small lexicon: canonical name → category. Categories scope tech-stack facts ("database" uses
+# SQLite, later PostgreSQL → the newer fact supersedes the older one).
+TECH_CATEGORIES: dict[str, str] = {
+    # languages
+    "python": "language",
+    "typescript": "language",
+    "javascript": "language",
+    "rust": "language",
+    "go": "language",
+    "golang": "language",
+    "java": "language",
+    "kotlin": "language",
+    "ruby": "language",
+    "c++": "language",
+    "c#": "language",
+    "swift": "language",
+    # databases
+    "postgres": "database",
+    "postgresql": "database",
+    "mysql": "database",
+    "sqlite": "database",
+    "mongodb": "database",
+    "redis": "cache",
+    "neo4j": "graph database",
+    "falkordb": "graph database",
+    "dynamodb": "database",
+    "cassandra": "database",
+    "elasticsearch": "search engine",
+    "opensearch": "search engine",
+    # testing
+    "pytest": "test framework",
+    "unittest": "test framework",
+    "jest": "test framework",
+    "vitest": "test framework",
+    "mocha": "test framework",
+    "hypothesis": "test framework",
+    # package managers
+    "pip": "package manager",
+    "uv": "package manager",
+    "poetry": "package manager",
+    "npm": "package manager",
+    "pnpm": "package manager",
+    "yarn": "package manager",
+    "conda": "package manager",
+    "cargo": "package manager",
+    # web frameworks
+    "fastapi": "web framework",
+    "flask": "web framework",
+    "django": "web framework",
+    "express": "web framework",
+    "starlette": "web framework",
+    "rails": "web framework",
+    "react": "frontend framework",
+    "vue": "frontend framework",
+    "svelte": "frontend framework",
+    "angular": "frontend framework",
+    "next.js": "frontend framework",
+    "nextjs": "frontend framework",
+    # tooling
+    "ruff": "linter",
+    "flake8": "linter",
+    "pylint": "linter",
+    "eslint": "linter",
+    "black": "formatter",
+    "prettier": "formatter",
+    "mypy": "type checker",
+    "pyright": "type checker",
+    "docker": "container runtime",
+    "podman": "container runtime",
+    "kubernetes": "orchestrator",
+    "git": "version control",
+    "github": "code host",
+    "gitlab": "code host",
+    "graphql": "api style",
+    "rest": "api style",
+    "grpc": "api style",
+    "pydantic": "validation library",
+    "sqlalchemy": "orm",
+    "prisma": "orm",
+    "numpy": "library",
+    "pandas": "dataframe library",
+    "polars": "dataframe library",
+    "torch": "ml framework",
+    "pytorch": "ml framework",
+    "tensorflow": "ml framework",
+    "openai": "llm provider",
+    "anthropic": "llm provider",
+    "ollama": "llm runtime",
+    "vllm": "llm runtime",
+    "claude": "llm",
+    "gpt-4": "llm",
+    "gpt-4o": "llm",
+    "aws": "cloud",
+    "gcp": "cloud",
+    "azure": "cloud",
+    "terraform": "infrastructure tool",
+    "nginx": "web server",
+    "uvicorn": "web server",
+    "gunicorn": "web server",
+    "bash": "shell",
+    "zsh": "shell",
+    "linux": "os",
+    "macos": "os",
+    "windows": "os",
+    "tabs": "indentation",
+    "spaces": "indentation",
+    "strawberry": "graphql library",
+    "typer": "cli library",
+    "click": "cli library",
+    "celery": "task queue",
+    "kafka": "message broker",
+    "rabbitmq": "message broker",
+    "webpack": "bundler",
+    "vite": "bundler",
+    "tailwind": "css framework",
+}
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#.\-']*[A-Za-z0-9+#]|[A-Za-z]")
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{1,}")
+_SPLIT = re.compile(r"[,.;:!?()\[\]{}\"“”/\\|<>=*_`~^&%$@\n\t]+|\s-\s|\s–\s|\s—\s")
+_CODEY = re.compile(r"[{}();=<>]|^\s*(def|class|import|from|return|const|let|var|function)\b")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b")
+
+
+def clean_text(text: str, limit: int = 4000) -> str:
+    """Collapse whitespace and cut very long texts (tool payloads) to `limit` characters."""
+    t = re.sub(r"[ \t]+", " ", text).strip()
+    return t[:limit]
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences (and lines), dropping empty pieces."""
+    return [s.strip() for s in _SENT.split(text) if s and s.strip()]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (keeps `c++`, `next.js`, `gpt-4o`)."""
+    return [w.lower().strip(".'") for w in _WORD.findall(text)]
+
+
+@dataclass(frozen=True)
+class Keyphrase:
+    """A candidate keyphrase with its RAKE score and where it occurs."""
+
+    phrase: str
+    score: float
+    count: int
+    doc_ids: tuple[int, ...]
+
+
+def _candidates(text: str, max_words: int) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for chunk in _SPLIT.split(text):
+        current: list[str] = []
+        for w in words(chunk):
+            if w in STOPWORDS or len(w) < 3 or w.isdigit() or not any(c.isalpha() for c in w):
+                if current:
+                    out.append(tuple(current))
+                current = []
+            else:
+                current.append(w)
+        if current:
+            out.append(tuple(current))
+    return [c[:max_words] if len(c) > max_words else c for c in out]
+
+
+def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> list[Keyphrase]:
+    """RAKE keyphrases over several documents (turns), favouring phrases that recur across them.
+
+    Score = RAKE score (sum of word degree/frequency) × log-ish boost for the number of documents
+    containing the phrase. Single words must occur in ≥ 2 documents; lines that look like code are
+    skipped.
+
+    Args:
+        docs: texts (one per turn).
+        top: how many phrases to return.
+        max_words: longest phrase kept.
+    """
+    freq: Counter[str] = Counter()
+    degree: Counter[str] = Counter()
+    phrase_docs: dict[tuple[str, ...], set[int]] = defaultdict(set)
+    phrase_count: Counter[tuple[str, ...]] = Counter()
+    for i, doc in enumerate(docs):
+        prose = "\n".join(line for line in doc.splitlines() if not _CODEY.search(line))
+        for cand in _candidates(prose, max_words):
+            phrase_docs[cand].add(i)
+            phrase_count[cand] += 1
+            for w in cand:
+                freq[w] += 1
+                degree[w] += len(cand) - 1
+    scored: list[Keyphrase] = []
+    for cand, ds in phrase_docs.items():
+        n_docs = len(ds)
+        if len(cand) == 1 and n_docs < 2:
+            continue
+        rake = sum((degree[w] + freq[w]) / freq[w] for w in cand)
+        boost = 1.0 + 0.5 * (n_docs - 1) ** 0.5
+        scored.append(
+            Keyphrase(" ".join(cand), rake * boost, phrase_count[cand], tuple(sorted(ds)))
+        )
+    scored.sort(key=lambda k: (-k.score, k.phrase))
+    # Drop phrases contained in a better one (keeps "adoption agency" over "agency").
+    kept: list[Keyphrase] = []
+    for k in scored:
+        if any(f" {k.phrase} " in f" {b.phrase} " for b in kept):
+            continue
+        kept.append(k)
+        if len(kept) >= top:
+            break
+    return kept
+
+
+def technologies(text: str) -> list[str]:
+    """Technologies from the lexicon mentioned in `text`, in order of first mention."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w in TECH_CATEGORIES and w not in seen and w not in {"go", "rest", "click", "express"}:
+            seen[w] = None
+    return list(seen)
+
+
+def tech_category(name: str) -> str | None:
+    """The lexicon category of a technology name (`sqlite` → `database`), if known."""
+    key = name.lower().strip()
+    if key in TECH_CATEGORIES:
+        return TECH_CATEGORIES[key]
+    head = key.split()[0] if key.split() else key
+    return TECH_CATEGORIES.get(head)
+
+
+_NOT_NAMES = frozenset(
+    [
+        "I",
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "What",
+        "When",
+        "Where",
+        "Which",
+        "Who",
+        "Why",
+        "How",
+        "Yes",
+        "No",
+        "Not",
+        "Yeah",
+        "Okay",
+        "Thanks",
+        "Thank",
+        "Hey",
+        "Hello",
+        "Sure",
+        "Please",
+        "Sorry",
+        "Great",
+        "Good",
+        "Nice",
+        "Wow",
+        "Cool",
+        "Let",
+        "Also",
+        "And",
+        "But",
+        "Or",
+        "So",
+        "Then",
+        "Just",
+        "Well",
+        "Maybe",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Today",
+        "Tomorrow",
+        "Yesterday",
+        "Error",
+        "Traceback",
+        "Exception",
+        "True",
+        "False",
+        "None",
+        "Note",
+        "Warning",
+        "Done",
+        "Here",
+        "There",
+        "It",
+        "Its",
+        "My",
+        "Your",
+        "Our",
+        "Their",
+        "We",
+        "You",
+        "They",
+        "He",
+        "She",
+        "Did",
+        "Do",
+        "Does",
+        "Can",
+        "Could",
+        "Would",
+        "Should",
+        "Will",
+        "Have",
+        "Has",
+        "Had",
+        "Are",
+        "Is",
+        "Was",
+        "Were",
+        "Be",
+        "Been",
+        "Being",
+        "Any",
+        "Some",
+        "All",
+        "Every",
+        "Each",
+        "Both",
+        "First",
+        "Second",
+        "Next",
+        "Last",
+        "Now",
+        "Still",
+        "Really",
+        "Actually",
+        "Anyway",
+        "Oh",
+        "Ah",
+        "Haha",
+        "Lol",
+        "Hmm",
+        "Congrats",
+        "Congratulations",
+        "Love",
+        "Happy",
+        "Awesome",
+        "Amazing",
+        "Totally",
+        "Definitely",
+        "Absolutely",
+        "Glad",
+        "Same",
+        "Agreed",
+        "Right",
+        "Exactly",
+        "Indeed",
+    ]
+)
+
+
+def capitalised_names(text: str) -> list[str]:
+    """Capitalised words or pairs inside sentences (not sentence-initial): likely names."""
+    out: dict[str, None] = {}
+    for sent in sentences(text):
+        for m in _NAME.finditer(sent):
+            name = m.group(1)
+            first = name.split()[0]
+            if first in _NOT_NAMES or name.lower() in TECH_CATEGORIES:
+                continue
+            out[name] = None
+    return list(out)
+
+
+def top_words(texts: Iterable[str], n: int, exclude: set[str] | None = None) -> list[str]:
+    """The `n` most frequent content words across `texts`."""
+    ex = exclude or set()
+    c: Counter[str] = Counter(
+        w
+        for t in texts
+        for w in words(t)
+        if w not in STOPWORDS and len(w) > 2 and w not in ex and any(ch.isalpha() for ch in w)
+    )
+    return [w for w, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]

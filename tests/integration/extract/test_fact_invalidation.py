@@ -1,0 +1,124 @@
+"""Scoped invalidation: a new fact closes only same-subject-and-predicate facts it overlaps."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from graph.models import Fact
+from graph.repositories.facts import FactRepository
+from graph.timeutil import now_ms, to_ms
+from ingest.extract.facts import assert_facts, fact_id
+
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def _fact(project: str, s: str, p: str, o: str, day: int) -> Fact:
+    vf = T0 + timedelta(days=day)
+    return Fact(
+        id=fact_id(project, s, p, o, to_ms(vf)),
+        project=project,
+        subject=s,
+        predicate=p,
+        object=o,
+        kind="decision",
+        statement=f"{s} {p} {o}",
+        valid_from=vf,
+    )
+
+
+async def test_200_facts_exactly_30_contradictions_closed(graph_db) -> None:
+    rng = random.Random(7)
+    repo = FactRepository(graph_db)
+    subjects = [f"subject-{i}" for i in range(20)]
+    base: list[Fact] = []
+    # 170 unrelated facts: 20 subjects × distinct predicates, each predicate used once.
+    for i in range(170):
+        s = subjects[i % 20]
+        base.append(_fact("p", s, f"pred-{i}", f"obj-{i}", day=rng.randint(0, 50)))
+    now = now_ms() - 60_000  # record times in the past, so default as-of reads see them
+    first = await assert_facts(repo, "p", base, now_ms=now)
+    assert len(first.added) == 170
+    assert first.invalidated == []
+    # 30 true contradictions: later facts with the same subject+predicate and a new object.
+    targets = rng.sample(base, 30)
+    newer = [
+        _fact("p", t.subject, t.predicate, f"new-{t.object}", day=100 + k)
+        for k, t in enumerate(targets)
+    ]
+    # Plus decoys that must not close anything: same subject, new predicate; same predicate on
+    # another subject; and a restatement of an existing fact.
+    decoy_subject = [
+        _fact("p", t.subject, f"{t.predicate}-other", "x", day=120) for t in targets[:5]
+    ]
+    decoy_pred = [_fact("p", "subject-unknown", targets[0].predicate, "y", day=120)]
+    restated = [
+        _fact("p", base[0].subject, base[0].predicate, base[0].object, day=130)
+    ] if base[0] not in targets else []
+    later = await assert_facts(
+        repo, "p", [*newer, *decoy_subject, *decoy_pred, *restated], now_ms=now + 1000
+    )
+    assert sorted(later.invalidated) == sorted(t.id for t in targets)
+    everything = await repo.list_by_project("p")
+    closed = {f.id for f in everything if f.expired_at is not None}
+    assert closed == {t.id for t in targets}
+    by_id = {f.id: f for f in everything}
+    for t, n in zip(targets, newer, strict=True):
+        old = by_id[t.id]
+        assert old.valid_to == n.valid_from
+        assert old.expired_at is not None
+        assert to_ms(old.expired_at) == now + 1000
+    active = await repo.list_active("p")
+    assert len(active) == 200 - 30 + 5 + 1  # 170 + 30 new − 30 closed + 6 decoys
+    # Re-asserting the same batch is a no-op.
+    again = await assert_facts(repo, "p", newer, now_ms=now + 2000)
+    assert again.added == [] and again.invalidated == []
+    assert len(await repo.list_by_project("p")) == len(everything)
+
+
+async def test_supersedes_edge_and_as_of(graph_db) -> None:
+    repo = FactRepository(graph_db)
+    old = _fact("p", "database", "uses", "SQLite", day=0)
+    new = _fact("p", "database", "uses", "PostgreSQL", day=10)
+    now = now_ms() - 60_000
+    await assert_facts(repo, "p", [old], now_ms=now)
+    out = await assert_facts(repo, "p", [new], now_ms=now + 5)
+    assert out.invalidated == [old.id]
+    mid = to_ms(T0 + timedelta(days=5))
+    as_of_mid = await repo.list_active("p", as_of=mid, known_at=now + 1)
+    assert [f.object for f in as_of_mid] == ["SQLite"]
+    current = await repo.list_active("p")
+    assert [f.object for f in current] == ["PostgreSQL"]
+    # Before the new fact was recorded, the graph did not know PostgreSQL.
+    later_day = to_ms(T0 + timedelta(days=20))
+    believed = await repo.list_active("p", as_of=later_day, known_at=now + 1)
+    assert "PostgreSQL" not in [f.object for f in believed]
+    known = await repo.list_active("p", as_of=later_day, known_at=now + 10)
+    assert [f.object for f in known] == ["PostgreSQL"]
+
+
+async def test_late_fact_does_not_close_current(graph_db) -> None:
+    repo = FactRepository(graph_db)
+    current = _fact("p", "database", "uses", "PostgreSQL", day=10)
+    late = _fact("p", "database", "uses", "SQLite", day=0)
+    now = now_ms() - 60_000
+    await assert_facts(repo, "p", [current], now_ms=now)
+    out = await assert_facts(repo, "p", [late], now_ms=now + 5)
+    assert out.added == [late.id]
+    assert out.invalidated == []
+    stored = {f.id: f for f in await repo.list_by_project("p")}
+    assert stored[current.id].is_open
+    assert stored[late.id].valid_to == current.valid_from
+    assert stored[late.id].expired_at is None
+
+
+async def test_explicit_contradiction_closes_other_predicate(graph_db) -> None:
+    repo = FactRepository(graph_db)
+    old = _fact("p", "api", "style", "REST", day=0)
+    new = _fact("p", "api", "protocol", "GraphQL", day=3)
+    now = now_ms() - 60_000
+    await assert_facts(repo, "p", [old], now_ms=now)
+    out = await assert_facts(repo, "p", [new], now_ms=now + 5, contradicts=[(new.id, old.id)])
+    assert out.invalidated == [old.id]
+    stored = {f.id: f for f in await repo.list_by_project("p")}
+    assert stored[old.id].valid_to == new.valid_from
