@@ -105,32 +105,51 @@ def partition(
     pairs = [(index[a], index[b]) for a, b in keys]
     weights = [merged[k] for k in keys]
     g = ig.Graph(n=len(order), edges=pairs, directed=False)
-    raw = _run(g, weights, seed=seed, resolution=resolution, backend=backend,
-               n_iterations=n_iterations)
+    raw = _run(
+        g, weights, seed=seed, resolution=resolution, backend=backend, n_iterations=n_iterations
+    )
     membership = _canonical(order, raw)
     labels = [membership[n] for n in order]
     quality = g.modularity(labels, weights=weights or None, resolution=resolution) if pairs else 0.0
-    return Partition(membership=membership, quality=float(quality), resolution=resolution,
-                     seed=seed, backend=backend)
+    return Partition(
+        membership=membership,
+        quality=float(quality),
+        resolution=resolution,
+        seed=seed,
+        backend=backend,
+    )
 
 
-def _run(g: ig.Graph, weights: Sequence[float], *, seed: int, resolution: float, backend: Backend,
-         n_iterations: int) -> list[int]:
+def _run(
+    g: ig.Graph,
+    weights: Sequence[float],
+    *,
+    seed: int,
+    resolution: float,
+    backend: Backend,
+    n_iterations: int,
+) -> list[int]:
     if g.ecount() == 0:
         return list(range(g.vcount()))
     if backend == "leidenalg":
         import leidenalg  # imported lazily: only this backend needs it
 
         part = leidenalg.find_partition(
-            g, leidenalg.RBConfigurationVertexPartition, weights=list(weights),
-            resolution_parameter=resolution, seed=seed, n_iterations=n_iterations,
+            g,
+            leidenalg.RBConfigurationVertexPartition,
+            weights=list(weights),
+            resolution_parameter=resolution,
+            seed=seed,
+            n_iterations=n_iterations,
         )
         return list(part.membership)
     with _RNG_LOCK:
         ig.set_random_number_generator(random.Random(seed))
         try:
             clustering = g.community_leiden(
-                objective_function="modularity", weights=list(weights), resolution=resolution,
+                objective_function="modularity",
+                weights=list(weights),
+                resolution=resolution,
                 n_iterations=n_iterations,
             )
         finally:

@@ -54,14 +54,26 @@ class JobContext:
         """The `$project` parameter of knowledge queries: None for all projects."""
         return None if self.project == ALL_PROJECTS else self.project
 
-    def finding(self, kind: str, title: str, detail: str, target_ids: Sequence[str],
-                action: FindingAction) -> Finding:
+    def finding(
+        self, kind: str, title: str, detail: str, target_ids: Sequence[str], action: FindingAction
+    ) -> Finding:
         """A finding with a deterministic id (job, kind, sorted targets), so reruns update it."""
         targets = tuple(target_ids)
         fid = make_id("finding", self.project, self.job, kind, *sorted(targets))
-        return Finding(id=fid, project=self.project, job=self.job, run_id=self.run_id, kind=kind,
-                       title=title, detail=detail, target_ids=targets, proposed_action=action,
-                       created_at=self.now, valid_from=self.now, recorded_at=self.now)
+        return Finding(
+            id=fid,
+            project=self.project,
+            job=self.job,
+            run_id=self.run_id,
+            kind=kind,
+            title=title,
+            detail=detail,
+            target_ids=targets,
+            proposed_action=action,
+            created_at=self.now,
+            valid_from=self.now,
+            recorded_at=self.now,
+        )
 
 
 @dataclass

@@ -44,9 +44,13 @@ class KnowledgeNode:
 def node_from_row(r: Mapping[str, Any]) -> KnowledgeNode:
     """`KnowledgeNode` from a `community.project_nodes` row."""
     return KnowledgeNode(
-        id=str(r["id"]), kind=str(r["kind"]), title=str(r.get("title") or ""),
-        text=str(r.get("text") or ""), keywords=tuple(r.get("keywords") or ()),
-        weight=float(r.get("weight") or 0.0), turn_ids=tuple(r.get("turn_ids") or ()),
+        id=str(r["id"]),
+        kind=str(r["kind"]),
+        title=str(r.get("title") or ""),
+        text=str(r.get("text") or ""),
+        keywords=tuple(r.get("keywords") or ()),
+        weight=float(r.get("weight") or 0.0),
+        turn_ids=tuple(r.get("turn_ids") or ()),
         session_ids=tuple(r.get("session_ids") or ()),
     )
 
@@ -68,8 +72,9 @@ class EdgeBuilder:
         return [(a, b, w) for (a, b), w in sorted(self.weights.items())]
 
 
-def _group_edges(eb: EdgeBuilder, groups: Mapping[str, set[str]], *, total: float,
-                 per_pair: bool) -> None:
+def _group_edges(
+    eb: EdgeBuilder, groups: Mapping[str, set[str]], *, total: float, per_pair: bool
+) -> None:
     for _, members in sorted(groups.items()):
         items = sorted(members)
         k = len(items)
@@ -142,7 +147,7 @@ def similar_pairs(
     found: dict[tuple[str, str], float] = {}
     kk = min(k, n - 1)
     for start in range(0, n, block):
-        sims = unit[start:start + block] @ unit.T
+        sims = unit[start : start + block] @ unit.T
         rows_idx = np.arange(sims.shape[0])
         sims[rows_idx, start + rows_idx] = -1.0  # never pair an item with itself
         top = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
@@ -198,12 +203,18 @@ class Delta:
     dissolved: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, int]:
-        return {"new": len(self.new), "kept": len(self.kept), "merged": len(self.merged),
-                "split": len(self.split), "dissolved": len(self.dissolved)}
+        return {
+            "new": len(self.new),
+            "kept": len(self.kept),
+            "merged": len(self.merged),
+            "split": len(self.split),
+            "dissolved": len(self.dissolved),
+        }
 
 
-def compare(previous: Mapping[str, set[str]], current: Sequence[set[str]],
-            share: float = 0.3) -> Delta:
+def compare(
+    previous: Mapping[str, set[str]], current: Sequence[set[str]], share: float = 0.3
+) -> Delta:
     """Classify current communities against the previous run's.
 
     A previous community *feeds* a current one when at least `share` of its members moved there.

@@ -22,8 +22,11 @@ def report_json(report: CycleReport) -> dict[str, Any]:
     data["deltas"] = {r.job: r.report["deltas"] for r in report.reports if "deltas" in r.report}
     data["weight_changes"] = [c for r in report.reports for c in r.report.get("weight_changes", [])]
     data["gaps"] = [g for r in report.reports for g in r.report.get("gaps", [])]
-    data["failures"] = [{"job": r.job, "error": r.error, "attempt": r.attempt,
-                         "flagged": r.flagged} for r in report.reports if r.status == "failed"]
+    data["failures"] = [
+        {"job": r.job, "error": r.error, "attempt": r.attempt, "flagged": r.flagged}
+        for r in report.reports
+        if r.status == "failed"
+    ]
     data["recommendations"] = list(report.open_findings)
     return data
 
@@ -50,8 +53,10 @@ def report_markdown(report: CycleReport) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in report.reports:
-        lines.append(f"| {r.job} | {r.status} | {r.attempt} | {r.duration_ms:.0f} | {r.findings} "
-                     f"| {_cell(r.summary or r.reason)} |")
+        lines.append(
+            f"| {r.job} | {r.status} | {r.attempt} | {r.duration_ms:.0f} | {r.findings} "
+            f"| {_cell(r.summary or r.reason)} |"
+        )
     if d["failures"]:
         lines += ["", "## Failures", ""]
         for f in d["failures"]:
@@ -64,8 +69,10 @@ def report_markdown(report: CycleReport) -> str:
     if d["weight_changes"]:
         lines += ["", "## Weight changes", "", "| item | before | after |", "| --- | --- | --- |"]
         for c in d["weight_changes"][:30]:
-            lines.append(f"| {_cell(c.get('title') or c.get('id'))} | {c.get('before', 0):.3f} "
-                         f"| {c.get('after', 0):.3f} |")
+            lines.append(
+                f"| {_cell(c.get('title') or c.get('id'))} | {c.get('before', 0):.3f} "
+                f"| {c.get('after', 0):.3f} |"
+            )
     if d["gaps"]:
         lines += ["", "## Gaps", ""]
         lines += [f"- {_cell(g)}" for g in d["gaps"][:50]]
@@ -86,6 +93,8 @@ def write_report(report: CycleReport, folder: Path) -> tuple[Path, Path]:
     md = base.with_suffix(".md")
     js = base.with_suffix(".json")
     md.write_text(report_markdown(report), encoding="utf-8")
-    js.write_text(json.dumps(report_json(report), indent=2, sort_keys=True, default=str) + "\n",
-                  encoding="utf-8")
+    js.write_text(
+        json.dumps(report_json(report), indent=2, sort_keys=True, default=str) + "\n",
+        encoding="utf-8",
+    )
     return md, js

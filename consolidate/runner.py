@@ -88,22 +88,45 @@ async def run_job(
     run_id = make_id("job_run", project, name, now.isoformat(), uuid.uuid4().hex)
     owner = owner or run_id
     jobs = JobRepository(db)
-    ctx = JobContext(db=db, settings=settings, project=project, run_id=run_id, now=now,
-                     log=logging.getLogger(f"remgraph.consolidate.{name}"), job=name)
+    ctx = JobContext(
+        db=db,
+        settings=settings,
+        project=project,
+        run_id=run_id,
+        now=now,
+        log=logging.getLogger(f"remgraph.consolidate.{name}"),
+        job=name,
+    )
     lid = lock_id(project, name)
     ttl_ms = int(cfg.lock_ttl_s * 1000)
     if not await jobs.acquire_lock(lid, owner, now_ms=ctx.now_ms, ttl_ms=ttl_ms):
         log.info("job %s (%s) skipped: another run holds the lock", name, project)
-        return JobReport(job=name, project=project, run_id=run_id, status="skipped",
-                         started_at=now, finished_at=now, reason="locked by another run")
+        return JobReport(
+            job=name,
+            project=project,
+            run_id=run_id,
+            status="skipped",
+            started_at=now,
+            finished_at=now,
+            reason="locked by another run",
+        )
     try:
         states = {s.job: s for s in await jobs.states(project)}
         prev = states.get(name)
         attempt = (prev.attempts + 1) if prev and prev.last_status == "failed" else 1
         sessions = await jobs.session_count(ctx.project_filter)
-        await jobs.save_run(JobRun(id=run_id, project=project, job=name, run_id=run_id,
-                                   started_at=now, attempt=attempt, valid_from=now,
-                                   recorded_at=now))
+        await jobs.save_run(
+            JobRun(
+                id=run_id,
+                project=project,
+                job=name,
+                run_id=run_id,
+                started_at=now,
+                attempt=attempt,
+                valid_from=now,
+                recorded_at=now,
+            )
+        )
         started = time.perf_counter()
         log.info("job %s (%s) run %s attempt %d started", name, project, run_id, attempt)
         error: str | None = None
@@ -125,41 +148,90 @@ async def run_job(
             status = "succeeded"
             sched = cfg.schedule_for(name)
             state = RemState(
-                id=state_id(project, name), project=project, job=name, last_run_at=now,
-                last_status="succeeded", last_summary=summary,
+                id=state_id(project, name),
+                project=project,
+                job=name,
+                last_run_at=now,
+                last_status="succeeded",
+                last_summary=summary,
                 next_due_at=next_cron(sched.cron, now) if sched.kind == "cron" else None,
-                sessions_at_last_run=sessions, attempts=0, valid_from=now, recorded_at=now,
+                sessions_at_last_run=sessions,
+                attempts=0,
+                valid_from=now,
+                recorded_at=now,
             )
         else:
             summary = {}
             status = "failed"
             attempts = attempt
             flagged = attempts >= cfg.max_attempts
-            due = is_due(cfg.schedule_for(name), now=now, sessions=sessions, last_run_at=now,
-                         last_status="failed", sessions_at_last_run=None, attempts=attempts,
-                         max_attempts=cfg.max_attempts, backoff_s=cfg.backoff_s)
+            due = is_due(
+                cfg.schedule_for(name),
+                now=now,
+                sessions=sessions,
+                last_run_at=now,
+                last_status="failed",
+                sessions_at_last_run=None,
+                attempts=attempts,
+                max_attempts=cfg.max_attempts,
+                backoff_s=cfg.backoff_s,
+            )
             state = RemState(
-                id=state_id(project, name), project=project, job=name, last_run_at=now,
-                last_status="failed", last_summary={"error": error or ""},
+                id=state_id(project, name),
+                project=project,
+                job=name,
+                last_run_at=now,
+                last_status="failed",
+                last_summary={"error": error or ""},
                 next_due_at=due.next_at,
                 sessions_at_last_run=prev.sessions_at_last_run if prev else 0,
-                attempts=attempts, valid_from=now, recorded_at=now,
+                attempts=attempts,
+                valid_from=now,
+                recorded_at=now,
             )
             if flagged:
-                f = ctx.finding("job_failed", f"job {name} failed {attempts} times",
-                                error or "", [state.id], "keep")
+                f = ctx.finding(
+                    "job_failed",
+                    f"job {name} failed {attempts} times",
+                    error or "",
+                    [state.id],
+                    "keep",
+                )
                 await FindingRepository(db).upsert_many([f])
                 findings_n = 1
-        await jobs.save_run(JobRun(id=run_id, project=project, job=name, run_id=run_id,
-                                   started_at=now, finished_at=finished, status=status,
-                                   attempt=attempt, summary=summary, error=error,
-                                   valid_from=now, recorded_at=now))
+        await jobs.save_run(
+            JobRun(
+                id=run_id,
+                project=project,
+                job=name,
+                run_id=run_id,
+                started_at=now,
+                finished_at=finished,
+                status=status,
+                attempt=attempt,
+                summary=summary,
+                error=error,
+                valid_from=now,
+                recorded_at=now,
+            )
+        )
         await jobs.save_state(state)
         log.info("job %s (%s) run %s %s in %.0f ms", name, project, run_id, status, elapsed_ms)
-        return JobReport(job=name, project=project, run_id=run_id, status=status, attempt=attempt,
-                         started_at=now, finished_at=finished, duration_ms=round(elapsed_ms, 1),
-                         summary=summary, report=result.report if result else {},
-                         findings=findings_n, error=error, flagged=flagged)
+        return JobReport(
+            job=name,
+            project=project,
+            run_id=run_id,
+            status=status,
+            attempt=attempt,
+            started_at=now,
+            finished_at=finished,
+            duration_ms=round(elapsed_ms, 1),
+            summary=summary,
+            report=result.report if result else {},
+            findings=findings_n,
+            error=error,
+            flagged=flagged,
+        )
     finally:
         await jobs.release_lock(lid, owner)
 
@@ -168,8 +240,13 @@ def _after(start: datetime, ms: float) -> datetime:
     return start + timedelta(milliseconds=ms)
 
 
-async def rem_status(*, db: GraphDB, settings: ConsolidateSettings, now: datetime | None = None,
-                     project: str = ALL_PROJECTS) -> list[JobStatusView]:
+async def rem_status(
+    *,
+    db: GraphDB,
+    settings: ConsolidateSettings,
+    now: datetime | None = None,
+    project: str = ALL_PROJECTS,
+) -> list[JobStatusView]:
     """Every registered job's state for `project`: last run, result, and whether it is due."""
     now = now or utc_now()
     cfg = settings.consolidate
@@ -181,29 +258,48 @@ async def rem_status(*, db: GraphDB, settings: ConsolidateSettings, now: datetim
         st = states.get(name)
         sched = cfg.schedule_for(name)
         due: Due = is_due(
-            sched, now=now, sessions=sessions,
+            sched,
+            now=now,
+            sessions=sessions,
             last_run_at=st.last_run_at if st else None,
             last_status=st.last_status if st else None,
             sessions_at_last_run=(st.sessions_at_last_run if st and st.last_run_at else None),
-            attempts=st.attempts if st else 0, max_attempts=cfg.max_attempts,
+            attempts=st.attempts if st else 0,
+            max_attempts=cfg.max_attempts,
             backoff_s=cfg.backoff_s,
         )
-        out.append(JobStatusView(
-            job=name, project=project, description=job.description, schedule=_describe(sched),
-            last_run_at=st.last_run_at if st else None,
-            last_status=st.last_status if st else None,
-            last_summary=st.last_summary if st else {}, attempts=st.attempts if st else 0,
-            due=due.due, reason=due.reason, next_due_at=due.next_at,
-            next_due_sessions=due.next_sessions, sessions=sessions, flagged=due.flagged,
-        ))
+        out.append(
+            JobStatusView(
+                job=name,
+                project=project,
+                description=job.description,
+                schedule=_describe(sched),
+                last_run_at=st.last_run_at if st else None,
+                last_status=st.last_status if st else None,
+                last_summary=st.last_summary if st else {},
+                attempts=st.attempts if st else 0,
+                due=due.due,
+                reason=due.reason,
+                next_due_at=due.next_at,
+                next_due_sessions=due.next_sessions,
+                sessions=sessions,
+                flagged=due.flagged,
+            )
+        )
     return out
 
 
-async def due_jobs(*, db: GraphDB, settings: ConsolidateSettings, now: datetime | None = None,
-                   project: str = ALL_PROJECTS) -> list[str]:
+async def due_jobs(
+    *,
+    db: GraphDB,
+    settings: ConsolidateSettings,
+    now: datetime | None = None,
+    project: str = ALL_PROJECTS,
+) -> list[str]:
     """Names of the jobs due now for `project`, in registry order."""
-    return [s.job for s in await rem_status(db=db, settings=settings, now=now, project=project)
-            if s.due]
+    return [
+        s.job for s in await rem_status(db=db, settings=settings, now=now, project=project) if s.due
+    ]
 
 
 async def run_cycle(
@@ -244,12 +340,19 @@ async def run_cycle(
         reports.append(await run_job(n, db=db, settings=settings, now=started, project=project))
     open_findings = await FindingRepository(db).list_findings(project, status="open", limit=200)
     report = CycleReport(
-        project=project, started_at=started,
+        project=project,
+        started_at=started,
         finished_at=_after(started, sum(r.duration_ms for r in reports)),
         reports=tuple(reports),
         open_findings=tuple(
-            {"id": f.id, "job": f.job, "kind": f.kind, "title": f.title,
-             "action": f.proposed_action, "targets": list(f.target_ids)}
+            {
+                "id": f.id,
+                "job": f.job,
+                "kind": f.kind,
+                "title": f.title,
+                "action": f.proposed_action,
+                "targets": list(f.target_ids),
+            }
             for f in open_findings
         ),
     )

@@ -107,8 +107,9 @@ def is_due(
             return Due(False, f"failed {attempts} times; flagged, run it by hand", flagged=True)
         retry_at = (last_run_at or now) + backoff(attempts, backoff_s)
         if now >= retry_at:
-            return Due(True, f"retry {attempts + 1} of {max_attempts} after failure",
-                       next_at=retry_at)
+            return Due(
+                True, f"retry {attempts + 1} of {max_attempts} after failure", next_at=retry_at
+            )
         return Due(False, f"waiting to retry at {retry_at.isoformat()}", next_at=retry_at)
     if schedule.kind == "cron":
         if last_run_at is None:
@@ -119,7 +120,11 @@ def is_due(
         return Due(False, f"next cron fire {fire.isoformat()}", next_at=fire)
     threshold = next_session_threshold(schedule, sessions_at_last_run)
     if sessions >= threshold:
-        return Due(True, f"{sessions} sessions ≥ {schedule.kind} threshold {threshold}",
-                   next_sessions=threshold)
-    return Due(False, f"{sessions} of {threshold} sessions ({schedule.kind})",
-               next_sessions=threshold)
+        return Due(
+            True,
+            f"{sessions} sessions ≥ {schedule.kind} threshold {threshold}",
+            next_sessions=threshold,
+        )
+    return Due(
+        False, f"{sessions} of {threshold} sessions ({schedule.kind})", next_sessions=threshold
+    )

@@ -43,8 +43,9 @@ LLM_SUMMARIES = 30
 """Largest communities summarised by the LLM when one is configured."""
 
 
-async def _llm_summaries(ctx: JobContext, groups: list[list[KnowledgeNode]],
-                         descs: list[Description]) -> tuple[list[Description], int]:
+async def _llm_summaries(
+    ctx: JobContext, groups: list[list[KnowledgeNode]], descs: list[Description]
+) -> tuple[list[Description], int]:
     if not ctx.settings.llm.enabled:
         return descs, 0
     from graph.llm import LLMClient, LLMError, Message
@@ -56,11 +57,18 @@ async def _llm_summaries(ctx: JobContext, groups: list[list[KnowledgeNode]],
         for i, members in enumerate(groups[:LLM_SUMMARIES]):
             listing = "\n".join(f"- {m.kind}: {clip(m.title, 160)}" for m in members[:40])
             try:
-                text = await client.complete([
-                    Message("system", "Summarise what these knowledge items have in common in "
-                                      "two sentences. Plain text."),
-                    Message("user", listing),
-                ], purpose="community_summary", max_tokens=200)
+                text = await client.complete(
+                    [
+                        Message(
+                            "system",
+                            "Summarise what these knowledge items have in common in "
+                            "two sentences. Plain text.",
+                        ),
+                        Message("user", listing),
+                    ],
+                    purpose="community_summary",
+                    max_tokens=200,
+                )
             except LLMError as e:
                 ctx.log.warning("LLM summary failed, keeping the extractive one: %s", e)
                 break
@@ -87,19 +95,32 @@ async def run(ctx: JobContext) -> JobResult:
     by_id = {n.id: n for n in nodes}
     emb_rows = [r for r in emb_rows if r["id"] in by_id and r["embedding"]]
     ids = [str(r["id"]) for r in emb_rows]
-    vectors = (np.asarray([r["embedding"] for r in emb_rows], dtype=np.float32)
-               if emb_rows else np.zeros((0, 1), dtype=np.float32))
+    vectors = (
+        np.asarray([r["embedding"] for r in emb_rows], dtype=np.float32)
+        if emb_rows
+        else np.zeros((0, 1), dtype=np.float32)
+    )
     t1 = time.perf_counter()
     similar: list[tuple[str, str, float]] = []
     if 2 <= len(ids) <= MAX_SIMILARITY_NODES:
-        similar = await asyncio.to_thread(similar_pairs, ids, vectors,
-                                          threshold=cfg.similarity_edge_threshold,
-                                          k=cfg.similarity_neighbours)
+        similar = await asyncio.to_thread(
+            similar_pairs,
+            ids,
+            vectors,
+            threshold=cfg.similarity_edge_threshold,
+            k=cfg.similarity_neighbours,
+        )
     edges = build_edges(nodes, provenance, links, similar)
     timings["edges_ms"] = (time.perf_counter() - t1) * 1000
     t2 = time.perf_counter()
-    part = await asyncio.to_thread(partition, edges, nodes=list(by_id), seed=cfg.seed,
-                                   resolution=cfg.resolution, backend=cfg.leiden_backend)
+    part = await asyncio.to_thread(
+        partition,
+        edges,
+        nodes=list(by_id),
+        seed=cfg.seed,
+        resolution=cfg.resolution,
+        backend=cfg.leiden_backend,
+    )
     timings["leiden_ms"] = (time.perf_counter() - t2) * 1000
 
     groups_all = [[by_id[str(m)] for m in g] for g in part.communities]
@@ -116,24 +137,37 @@ async def run(ctx: JobContext) -> JobResult:
     previous = await repo.current_run(ctx.project)
     prev_members: dict[str, set[str]] = {}
     if previous is not None:
-        prev_members = {c.id: set(c.member_ids)
-                        for c in await repo.list_communities(previous.id)}
+        prev_members = {c.id: set(c.member_ids) for c in await repo.list_communities(previous.id)}
     delta = compare(prev_members, [{n.id for n in g} for g in groups])
 
     t3 = time.perf_counter()
     run_id = ctx.run_id
     run_node = CommunityRun(
-        id=run_id, project=ctx.project, started_at=ctx.now, status="running", current=False,
-        resolution=part.resolution, seed=part.seed, quality=part.quality,
-        community_count=len(groups), valid_from=ctx.now, recorded_at=ctx.now,
+        id=run_id,
+        project=ctx.project,
+        started_at=ctx.now,
+        status="running",
+        current=False,
+        resolution=part.resolution,
+        seed=part.seed,
+        quality=part.quality,
+        community_count=len(groups),
+        valid_from=ctx.now,
+        recorded_at=ctx.now,
     )
     await repo.save_run(run_node)
     communities = [
         Community(
-            id=make_id("community", run_id, i), project=ctx.project, run_id=run_id,
-            title=d.title, keywords=d.keywords, size=len(g),
-            member_ids=tuple(n.id for n in g), summary=d.summary,
-            valid_from=ctx.now, recorded_at=ctx.now,
+            id=make_id("community", run_id, i),
+            project=ctx.project,
+            run_id=run_id,
+            title=d.title,
+            keywords=d.keywords,
+            size=len(g),
+            member_ids=tuple(n.id for n in g),
+            summary=d.summary,
+            valid_from=ctx.now,
+            recorded_at=ctx.now,
         )
         for i, (g, d) in enumerate(zip(groups, descs, strict=True))
     ]
@@ -145,7 +179,7 @@ async def run(ctx: JobContext) -> JobResult:
 
     purged = 0
     runs = await repo.list_runs(ctx.project)
-    for old in [r for r in runs if not r.current][max(0, cfg.keep_runs - 1):]:
+    for old in [r for r in runs if not r.current][max(0, cfg.keep_runs - 1) :]:
         await repo.purge_run(old.id)
         purged += 1
 
@@ -159,26 +193,40 @@ async def run(ctx: JobContext) -> JobResult:
             sims = unit @ unit[row_of[oid]]
             sims[row_of[oid]] = -1.0
             target = ids[int(np.argmax(sims))]
-        detail = (f"{o.kind} '{clip(o.title, 80)}' has {degree.get(oid, 0)} links and no "
-                  f"community")
+        detail = f"{o.kind} '{clip(o.title, 80)}' has {degree.get(oid, 0)} links and no community"
         if target:
             detail += f"; nearest item: {by_id[target].kind} '{clip(by_id[target].title, 80)}'"
-        findings.append(ctx.finding("orphan", f"orphan {o.kind}: {clip(o.title, 60)}", detail,
-                                    [oid, target] if target else [oid],
-                                    "link" if target else "keep"))
+        findings.append(
+            ctx.finding(
+                "orphan",
+                f"orphan {o.kind}: {clip(o.title, 60)}",
+                detail,
+                [oid, target] if target else [oid],
+                "link" if target else "keep",
+            )
+        )
 
     summary: dict[str, Any] = {
-        "nodes": len(nodes), "edges": len(edges), "similarity_edges": len(similar),
-        "embedded_nodes": len(ids), "communities": len(groups), "orphans": len(orphans),
-        "quality": round(part.quality, 4), "run_id": run_id, "purged_runs": purged,
-        "llm_summaries": llm_done, **delta.as_dict(),
+        "nodes": len(nodes),
+        "edges": len(edges),
+        "similarity_edges": len(similar),
+        "embedded_nodes": len(ids),
+        "communities": len(groups),
+        "orphans": len(orphans),
+        "quality": round(part.quality, 4),
+        "run_id": run_id,
+        "purged_runs": purged,
+        "llm_summaries": llm_done,
+        **delta.as_dict(),
         **{k: round(v, 1) for k, v in timings.items()},
     }
     if len(ids) > MAX_SIMILARITY_NODES:
         summary["similarity_skipped"] = True
     report = {
         "deltas": delta.as_dict(),
-        "communities": [{"title": c.title, "size": c.size, "keywords": list(c.keywords)}
-                        for c in communities[:20]],
+        "communities": [
+            {"title": c.title, "size": c.size, "keywords": list(c.keywords)}
+            for c in communities[:20]
+        ],
     }
     return JobResult(summary=summary, findings=findings, report=report)

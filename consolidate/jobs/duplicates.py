@@ -49,8 +49,10 @@ async def run(ctx: JobContext) -> JobResult:
     cfg = ctx.settings.consolidate
     repo = RemRepository(ctx.db)
     lessons = {r.lesson.id: r.lesson for r in await repo.lessons(ctx.project_filter, ctx.now_ms)}
-    corrections = {r.correction.id: r.correction
-                   for r in await repo.corrections(ctx.project_filter, ctx.now_ms)}
+    corrections = {
+        r.correction.id: r.correction
+        for r in await repo.corrections(ctx.project_filter, ctx.now_ms)
+    }
     findings: list[Finding] = []
     lesson_merges: list[LessonMerge] = []
     correction_merges: list[CorrectionMerge] = []
@@ -69,32 +71,48 @@ async def run(ctx: JobContext) -> JobResult:
                 merges.append((keep_id, dup_id, sim))
             else:
                 reviews += 1
-                findings.append(ctx.finding(
-                    f"duplicate_{kind}",
-                    f"possible duplicate {kind}s ({sim:.2f})",
-                    f"'{_label(items[dup_id])}' looks like '{_label(items[keep_id])}' "
-                    f"(cosine {sim:.3f}); merging keeps both versions",
-                    [keep_id, dup_id], "merge",
-                ))
+                findings.append(
+                    ctx.finding(
+                        f"duplicate_{kind}",
+                        f"possible duplicate {kind}s ({sim:.2f})",
+                        f"'{_label(items[dup_id])}' looks like '{_label(items[keep_id])}' "
+                        f"(cosine {sim:.3f}); merging keeps both versions",
+                        [keep_id, dup_id],
+                        "merge",
+                    )
+                )
         return merges
 
     for keep_id, dup_id, sim in consider("lesson", lessons):
         merged, kv, dv = merge_lessons(lessons[keep_id], lessons[dup_id], ctx.now)
         lesson_merges.append(LessonMerge(merged, dup_id, kv, dv, sim))
     for keep_id, dup_id, sim in consider("correction", corrections):
-        correction_merges.append(CorrectionMerge(
-            merge_corrections(corrections[keep_id], corrections[dup_id]), dup_id, sim))
+        correction_merges.append(
+            CorrectionMerge(
+                merge_corrections(corrections[keep_id], corrections[dup_id]), dup_id, sim
+            )
+        )
     await repo.merge_lessons(lesson_merges, ctx.now_ms)
     await repo.merge_corrections(correction_merges, ctx.now_ms)
     return JobResult(
-        summary={"lessons": len(lessons), "corrections": len(corrections),
-                 "merged_lessons": len(lesson_merges),
-                 "merged_corrections": len(correction_merges), "review": reviews},
+        summary={
+            "lessons": len(lessons),
+            "corrections": len(corrections),
+            "merged_lessons": len(lesson_merges),
+            "merged_corrections": len(correction_merges),
+            "review": reviews,
+        },
         findings=findings,
-        report={"merges": [
-            *({"keep": m.keep.id, "duplicate": m.dup_id, "similarity": round(m.similarity, 3)}
-              for m in lesson_merges),
-            *({"keep": c.keep.id, "duplicate": c.dup_id, "similarity": round(c.similarity, 3)}
-              for c in correction_merges),
-        ][:50]},
+        report={
+            "merges": [
+                *(
+                    {"keep": m.keep.id, "duplicate": m.dup_id, "similarity": round(m.similarity, 3)}
+                    for m in lesson_merges
+                ),
+                *(
+                    {"keep": c.keep.id, "duplicate": c.dup_id, "similarity": round(c.similarity, 3)}
+                    for c in correction_merges
+                ),
+            ][:50]
+        },
     )

@@ -42,30 +42,51 @@ async def run(ctx: JobContext) -> JobResult:
         if fresh:
             new_status = demote(c.status)
             demoted += 1
-            updates.append((c.id, {"status": new_status,
-                                   "demoted_for": sorted({*rec.demoted_for, *fresh}),
-                                   "status_changed_at": ctx.now_ms}))
-            findings.append(ctx.finding(
-                "contradicted", f"contradicted correction: {clip(c.rule_text, 60)}",
-                f"{len(fresh)} newer correction(s) contradict it; demoted {c.status} → "
-                f"{new_status}; archive it if the newer rule holds", [c.id, *fresh], "archive"))
+            updates.append(
+                (
+                    c.id,
+                    {
+                        "status": new_status,
+                        "demoted_for": sorted({*rec.demoted_for, *fresh}),
+                        "status_changed_at": ctx.now_ms,
+                    },
+                )
+            )
+            findings.append(
+                ctx.finding(
+                    "contradicted",
+                    f"contradicted correction: {clip(c.rule_text, 60)}",
+                    f"{len(fresh)} newer correction(s) contradict it; demoted {c.status} → "
+                    f"{new_status}; archive it if the newer rule holds",
+                    [c.id, *fresh],
+                    "archive",
+                )
+            )
             continue
         if newer:
             continue  # still contradicted: no promotion until the contradiction is resolved
         sessions = len(set(c.sessions))
         sightings = max(round(c.reinforcement), sessions)
         new_status = correction_status(
-            c.status, sessions=sessions, sightings=sightings, consistent=not rec.contradictions,
-            confirmed=c.confirmed, rule_after=cfg.rule_sessions,
-            preference_after=cfg.preference_sessions, pattern_after=cfg.pattern_sessions,
+            c.status,
+            sessions=sessions,
+            sightings=sightings,
+            consistent=not rec.contradictions,
+            confirmed=c.confirmed,
+            rule_after=cfg.rule_sessions,
+            preference_after=cfg.preference_sessions,
+            pattern_after=cfg.pattern_sessions,
         )
         if new_status != c.status:
             promoted[new_status] = promoted.get(new_status, 0) + 1
             updates.append((c.id, {"status": new_status, "status_changed_at": ctx.now_ms}))
     await repo.set_correction_props(updates)
     return JobResult(
-        summary={"corrections": len(records), "demoted": demoted,
-                 "promoted": sum(promoted.values()),
-                 **{f"to_{k}": v for k, v in sorted(promoted.items())}},
+        summary={
+            "corrections": len(records),
+            "demoted": demoted,
+            "promoted": sum(promoted.values()),
+            **{f"to_{k}": v for k, v in sorted(promoted.items())},
+        },
         findings=findings,
     )

@@ -47,59 +47,114 @@ async def run(ctx: JobContext) -> JobResult:
     findings: list[Finding] = []
     counts = {"stale": 0, "needs_refinement": 0, "unqueried": 0, "faded": 0}
 
-    def check(kind: str, id: str, label: str, usage: int, recorded_ms: int,
-              refined_ms: int | None, keywords: tuple[str, ...], archivable: bool) -> None:
+    def check(
+        kind: str,
+        id: str,
+        label: str,
+        usage: int,
+        recorded_ms: int,
+        refined_ms: int | None,
+        keywords: tuple[str, ...],
+        archivable: bool,
+    ) -> None:
         age = days_between(recorded_ms, now)
         if usage == 0 and age > cfg.stale_days and archivable:
             counts["stale"] += 1
-            findings.append(ctx.finding(
-                "stale", f"stale {kind}: {label}",
-                f"never retrieved in {age:.0f} days (threshold {cfg.stale_days:.0f})",
-                [id], "archive"))
+            findings.append(
+                ctx.finding(
+                    "stale",
+                    f"stale {kind}: {label}",
+                    f"never retrieved in {age:.0f} days (threshold {cfg.stale_days:.0f})",
+                    [id],
+                    "archive",
+                )
+            )
             return
         refined_age = days_between(refined_ms or recorded_ms, now)
         if usage >= cfg.high_use and refined_age > cfg.refine_days:
             counts["needs_refinement"] += 1
-            findings.append(ctx.finding(
-                "needs_refinement", f"refresh {kind}: {label}",
-                f"used {usage} times but not refined for {refined_age:.0f} days", [id], "keep"))
+            findings.append(
+                ctx.finding(
+                    "needs_refinement",
+                    f"refresh {kind}: {label}",
+                    f"used {usage} times but not refined for {refined_age:.0f} days",
+                    [id],
+                    "keep",
+                )
+            )
             return
         kw = {w for k in keywords for w in tokens(k)}
         if vocab and kw and age > cfg.query_window_days and not (kw & vocab):
             counts["unqueried"] += 1
-            findings.append(ctx.finding(
-                "unqueried", f"unqueried {kind}: {label}",
-                f"none of its keywords ({', '.join(sorted(kw)[:6])}) matched anything asked in "
-                f"{cfg.query_window_days:.0f} days", [id], "keep"))
+            findings.append(
+                ctx.finding(
+                    "unqueried",
+                    f"unqueried {kind}: {label}",
+                    f"none of its keywords ({', '.join(sorted(kw)[:6])}) matched anything asked in "
+                    f"{cfg.query_window_days:.0f} days",
+                    [id],
+                    "keep",
+                )
+            )
 
     for rec in lessons:
         x = rec.lesson
-        check("lesson", x.id, clip(x.title or x.summary, 60), x.usage_count, to_ms(x.recorded_at),
-              rec.last_refined_at, x.keywords, True)
+        check(
+            "lesson",
+            x.id,
+            clip(x.title or x.summary, 60),
+            x.usage_count,
+            to_ms(x.recorded_at),
+            rec.last_refined_at,
+            x.keywords,
+            True,
+        )
     updates: list[tuple[str, dict[str, Any]]] = []
     for crec in corrections:
         c = crec.correction
         last = to_ms(c.last_seen or c.recorded_at)
         days = days_between(last, now)
-        eff = correction_effective_weight(c.confidence, c.reinforcement, days,
-                                          g=cfg.reinforcement_exponent,
-                                          half_life_days=c.half_life_days)
+        eff = correction_effective_weight(
+            c.confidence,
+            c.reinforcement,
+            days,
+            g=cfg.reinforcement_exponent,
+            half_life_days=c.half_life_days,
+        )
         dec = decayed_confidence(c.confidence, days, c.half_life_days)
-        updates.append((c.id, {"effective_weight": round(eff, 6),
-                               "decayed_confidence": round(dec, 6), "decayed_at": now}))
+        updates.append(
+            (
+                c.id,
+                {
+                    "effective_weight": round(eff, 6),
+                    "decayed_confidence": round(dec, 6),
+                    "decayed_at": now,
+                },
+            )
+        )
         label = clip(c.rule_text, 60)
         if c.status == "correction" and eff < FADED and c.usage_count == 0:
             counts["faded"] += 1
-            findings.append(ctx.finding(
-                "faded", f"faded correction: {label}",
-                f"effective weight {eff:.3f} after {days:.0f} days unseen", [c.id], "archive"))
+            findings.append(
+                ctx.finding(
+                    "faded",
+                    f"faded correction: {label}",
+                    f"effective weight {eff:.3f} after {days:.0f} days unseen",
+                    [c.id],
+                    "archive",
+                )
+            )
             continue
         check("correction", c.id, label, c.usage_count, last, None, (), c.status == "correction")
     await repo.set_correction_props(updates)
     return JobResult(
-        summary={"lessons": len(lessons), "corrections": len(corrections),
-                 "decayed": len(updates), "recent_texts": len(texts),
-                 "query_source": "queries" if queries else "user turns", **counts},
+        summary={
+            "lessons": len(lessons),
+            "corrections": len(corrections),
+            "decayed": len(updates),
+            "recent_texts": len(texts),
+            "query_source": "queries" if queries else "user turns",
+            **counts,
+        },
         findings=findings,
     )
-

@@ -35,7 +35,7 @@ BATCH = 5_000
 
 def _chunks(rows: Sequence[Any], size: int = BATCH) -> Iterator[Sequence[Any]]:
     for i in range(0, len(rows), size):
-        yield rows[i:i + size]
+        yield rows[i : i + size]
 
 
 class CommunityRepository:
@@ -70,8 +70,9 @@ class CommunityRepository:
         for chunk in _chunks(list(communities), 1_000):
             rows = await self._db.write(_WRITE, rows=[community_to_row(c) for c in chunk])
             written += int(rows[0]["n"]) if rows else 0
-        members = [{"community_id": c.id, "member_id": m} for c in communities
-                   for m in c.member_ids]
+        members = [
+            {"community_id": c.id, "member_id": m} for c in communities for m in c.member_ids
+        ]
         for chunk in _chunks(members):
             await self._db.write(_MEMBERS, rows=list(chunk))
         return written
@@ -88,13 +89,14 @@ class CommunityRepository:
 
     async def list_runs(self, project: str) -> list[CommunityRun]:
         """Every stored run of `project`, newest first."""
-        return [community_run_from_record(r["node"])
-                for r in await self._db.read(_RUNS, project=project)]
+        return [
+            community_run_from_record(r["node"])
+            for r in await self._db.read(_RUNS, project=project)
+        ]
 
     async def list_communities(self, run_id: str) -> list[Community]:
         """Communities of one run, largest first."""
-        return [community_from_record(r["node"])
-                for r in await self._db.read(_LIST, run_id=run_id)]
+        return [community_from_record(r["node"]) for r in await self._db.read(_LIST, run_id=run_id)]
 
     async def purge_run(self, run_id: str) -> int:
         """Delete a non-current run and its communities; returns how many communities went."""

@@ -29,8 +29,14 @@ class FindingRepository:
         rows = await self._db.write(_UPSERT, rows=[finding_to_row(f) for f in findings])
         return {r["id"]: r["status"] for r in rows}
 
-    async def list_findings(self, project: str, *, status: FindingStatus | None = None,
-                   job: str | None = None, limit: int = 100) -> list[Finding]:
+    async def list_findings(
+        self,
+        project: str,
+        *,
+        status: FindingStatus | None = None,
+        job: str | None = None,
+        limit: int = 100,
+    ) -> list[Finding]:
         """Findings of `project`, newest first, optionally filtered by status and job."""
         rows = await self._db.read(_LIST, project=project, status=status, job=job, limit=limit)
         return [finding_from_record(r["node"]) for r in rows]
@@ -48,8 +54,9 @@ class FindingRepository:
             raise NotFoundError("finding", id)
         return f
 
-    async def set_status(self, id: str, status: FindingStatus, *, note: str = "",
-                         now_ms: int) -> Finding:
+    async def set_status(
+        self, id: str, status: FindingStatus, *, note: str = "", now_ms: int
+    ) -> Finding:
         """Record a review decision; raises `NotFoundError` for an unknown id."""
         rows = await self._db.write(_SET_STATUS, id=id, status=status, note=note, now=now_ms)
         if not rows:

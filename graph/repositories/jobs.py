@@ -29,8 +29,9 @@ class JobRepository:
 
     async def acquire_lock(self, lock_id: str, owner: str, *, now_ms: int, ttl_ms: int) -> bool:
         """Take the lock `lock_id` for `owner` unless another owner holds an unexpired one."""
-        rows = await self._db.write(_ACQUIRE, lock_id=lock_id, owner=owner, now=now_ms,
-                                    expires_at=now_ms + ttl_ms)
+        rows = await self._db.write(
+            _ACQUIRE, lock_id=lock_id, owner=owner, now=now_ms, expires_at=now_ms + ttl_ms
+        )
         return bool(rows and rows[0]["acquired"])
 
     async def release_lock(self, lock_id: str, owner: str) -> bool:

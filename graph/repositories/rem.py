@@ -33,11 +33,29 @@ _ARCHIVE = Q("rem.archive")
 _LINK_RELATED = Q("rem.link_related")
 _CREATE_LESSONS = Q("rem.create_lessons")
 
-_LESSON_MERGE_FIELDS = ("keywords", "source_turn_ids", "usage_count", "helpful_count",
-                        "harmful_count", "weight", "version", "quality")
-_CORRECTION_MERGE_FIELDS = ("sessions", "source_turn_ids", "reinforcement", "confidence",
-                            "first_seen", "last_seen", "usage_count", "helpful_count",
-                            "harmful_count", "status", "confirmed")
+_LESSON_MERGE_FIELDS = (
+    "keywords",
+    "source_turn_ids",
+    "usage_count",
+    "helpful_count",
+    "harmful_count",
+    "weight",
+    "version",
+    "quality",
+)
+_CORRECTION_MERGE_FIELDS = (
+    "sessions",
+    "source_turn_ids",
+    "reinforcement",
+    "confidence",
+    "first_seen",
+    "last_seen",
+    "usage_count",
+    "helpful_count",
+    "harmful_count",
+    "status",
+    "confirmed",
+)
 
 
 @dataclass(frozen=True)
@@ -109,41 +127,55 @@ class RemRepository:
         """Apply lesson merges (snapshots, union, DUPLICATE_OF, close the duplicate)."""
         if not merges:
             return 0
-        rows = [{
-            "keep_id": m.keep.id, "dup_id": m.dup_id, "similarity": m.similarity,
-            "keep_props": _pick(lesson_to_row(m.keep), _LESSON_MERGE_FIELDS),
-            "keep_version": lesson_version_to_row(m.keep_version),
-            "dup_version": lesson_version_to_row(m.dup_version),
-        } for m in merges]
+        rows = [
+            {
+                "keep_id": m.keep.id,
+                "dup_id": m.dup_id,
+                "similarity": m.similarity,
+                "keep_props": _pick(lesson_to_row(m.keep), _LESSON_MERGE_FIELDS),
+                "keep_version": lesson_version_to_row(m.keep_version),
+                "dup_version": lesson_version_to_row(m.dup_version),
+            }
+            for m in merges
+        ]
         res = await self._db.write(_MERGE_LESSONS, rows=rows, now=now_ms)
-        await self._link_sources([(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids],
-                                 now_ms)
+        await self._link_sources(
+            [(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids], now_ms
+        )
         return int(res[0]["n"]) if res else 0
 
     async def merge_corrections(self, merges: Sequence[CorrectionMerge], now_ms: int) -> int:
         """Apply correction merges (union, summed reinforcement, DUPLICATE_OF, close)."""
         if not merges:
             return 0
-        rows = [{
-            "keep_id": m.keep.id, "dup_id": m.dup_id, "similarity": m.similarity,
-            "keep_props": _pick(correction_to_row(m.keep), _CORRECTION_MERGE_FIELDS),
-        } for m in merges]
+        rows = [
+            {
+                "keep_id": m.keep.id,
+                "dup_id": m.dup_id,
+                "similarity": m.similarity,
+                "keep_props": _pick(correction_to_row(m.keep), _CORRECTION_MERGE_FIELDS),
+            }
+            for m in merges
+        ]
         res = await self._db.write(_MERGE_CORRECTIONS, rows=rows, now=now_ms)
-        await self._link_sources([(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids],
-                                 now_ms)
+        await self._link_sources(
+            [(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids], now_ms
+        )
         return int(res[0]["n"]) if res else 0
 
     async def _link_sources(self, pairs: Sequence[tuple[str, str]], now_ms: int) -> None:
         if pairs:
-            await self._db.write(_LINK_SOURCES, rows=[{"id": i, "turn_id": t} for i, t in pairs],
-                                 now=now_ms)
+            await self._db.write(
+                _LINK_SOURCES, rows=[{"id": i, "turn_id": t} for i, t in pairs], now=now_ms
+            )
 
     async def set_correction_props(self, updates: Sequence[tuple[str, dict[str, Any]]]) -> int:
         """Set computed properties on corrections: `(id, {property: value})` pairs."""
         if not updates:
             return 0
-        res = await self._db.write(_SET_CORRECTION,
-                                   rows=[{"id": i, "props": p} for i, p in updates])
+        res = await self._db.write(
+            _SET_CORRECTION, rows=[{"id": i, "props": p} for i, p in updates]
+        )
         return int(res[0]["n"]) if res else 0
 
     async def recent_texts(self, project: str | None, since_ms: int) -> list[tuple[str, str]]:

@@ -17,26 +17,55 @@ async def _plant_two_clusters(db):
     """Cluster A: topics/lessons about databases (direction 0, shared session s-a);
     cluster B: corrections/lessons about testing (direction 1, session s-b)."""
     topics = [
-        Topic(id=f"top_a{i}", title=f"graph database index {i}", keywords=("graph", "index"),
-              projects=("p",), sessions=("s-a",), message_ids=(f"t-a{i}",),
-              embedding=vec(0, i), valid_from=at(3), recorded_at=at(3))
+        Topic(
+            id=f"top_a{i}",
+            title=f"graph database index {i}",
+            keywords=("graph", "index"),
+            projects=("p",),
+            sessions=("s-a",),
+            message_ids=(f"t-a{i}",),
+            embedding=vec(0, i),
+            valid_from=at(3),
+            recorded_at=at(3),
+        )
         for i in range(4)
     ]
     lessons = [
-        Lesson(id=f"les_a{i}", project="p", title=f"use the graph index for lookups {i}",
-               keywords=("graph", "index"), source_turn_ids=(f"t-a{i}",),
-               embedding=vec(0, 10 + i), valid_from=at(3), recorded_at=at(3))
+        Lesson(
+            id=f"les_a{i}",
+            project="p",
+            title=f"use the graph index for lookups {i}",
+            keywords=("graph", "index"),
+            source_turn_ids=(f"t-a{i}",),
+            embedding=vec(0, 10 + i),
+            valid_from=at(3),
+            recorded_at=at(3),
+        )
         for i in range(3)
     ] + [
-        Lesson(id=f"les_b{i}", project="p", title=f"run pytest with the embedded engine {i}",
-               keywords=("pytest", "testing"), source_turn_ids=(f"t-b{i}",),
-               embedding=vec(1, 20 + i), valid_from=at(3), recorded_at=at(3))
+        Lesson(
+            id=f"les_b{i}",
+            project="p",
+            title=f"run pytest with the embedded engine {i}",
+            keywords=("pytest", "testing"),
+            source_turn_ids=(f"t-b{i}",),
+            embedding=vec(1, 20 + i),
+            valid_from=at(3),
+            recorded_at=at(3),
+        )
         for i in range(3)
     ]
     corrections = [
-        Correction(id=f"cor_b{i}", project="p", rule_text=f"never mock the engine in tests {i}",
-                   sessions=("s-b",), source_turn_ids=(f"t-b{i}",), embedding=vec(1, 30 + i),
-                   valid_from=at(3), recorded_at=at(3))
+        Correction(
+            id=f"cor_b{i}",
+            project="p",
+            rule_text=f"never mock the engine in tests {i}",
+            sessions=("s-b",),
+            source_turn_ids=(f"t-b{i}",),
+            embedding=vec(1, 30 + i),
+            valid_from=at(3),
+            recorded_at=at(3),
+        )
         for i in range(4)
     ]
     await put_topics(db, topics)
@@ -49,8 +78,7 @@ async def _plant_two_clusters(db):
 
 async def test_two_planted_clusters_come_out_as_two_current_communities(graph_db, rem_settings):
     a, b = await _plant_two_clusters(graph_db)
-    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW,
-                           project="p")
+    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.status == "succeeded", report.error
     assert report.summary["communities"] == 2
     repo = CommunityRepository(graph_db)
@@ -70,8 +98,7 @@ async def test_same_seed_gives_the_same_partition_and_rerun_switches_runs(graph_
     await _plant_two_clusters(graph_db)
     repo = CommunityRepository(graph_db)
     first = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
-    second = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW,
-                           project="p")
+    second = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert first.run_id != second.run_id
     one = {frozenset(c.member_ids) for c in await repo.list_communities(first.run_id)}
     two = {frozenset(c.member_ids) for c in await repo.list_communities(second.run_id)}
@@ -88,8 +115,16 @@ async def test_same_seed_gives_the_same_partition_and_rerun_switches_runs(graph_
 async def test_old_runs_are_purged_beyond_keep_runs(graph_db, rem_settings):
     await _plant_two_clusters(graph_db)
     repo = CommunityRepository(graph_db)
-    reports = [await run_job("communities", db=graph_db, settings=rem_settings,
-                             now=NOW + timedelta(minutes=i), project="p") for i in range(5)]
+    reports = [
+        await run_job(
+            "communities",
+            db=graph_db,
+            settings=rem_settings,
+            now=NOW + timedelta(minutes=i),
+            project="p",
+        )
+        for i in range(5)
+    ]
     runs = await repo.list_runs("p")
     keep = rem_settings.consolidate.keep_runs
     assert len(runs) == keep
@@ -99,10 +134,19 @@ async def test_old_runs_are_purged_beyond_keep_runs(graph_db, rem_settings):
 
 async def test_an_isolated_item_is_reported_as_an_orphan(graph_db, rem_settings):
     await _plant_two_clusters(graph_db)
-    await put_lessons(graph_db, [Lesson(id="les_lonely", project="p", title="lonely lesson",
-                                        embedding=vec(5, 99), valid_from=at(1),
-                                        recorded_at=at(1))])
-    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW,
-                           project="p")
+    await put_lessons(
+        graph_db,
+        [
+            Lesson(
+                id="les_lonely",
+                project="p",
+                title="lonely lesson",
+                embedding=vec(5, 99),
+                valid_from=at(1),
+                recorded_at=at(1),
+            )
+        ],
+    )
+    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.summary["orphans"] == 1
     assert report.findings == 1

@@ -12,15 +12,36 @@ from tests.integration.consolidate.seed import NOW, at, put_corrections, put_les
 
 
 def _lesson(id, title, v, days=10, **kw):
-    return Lesson(id=id, project="p", title=title, embedding=v, valid_from=at(days),
-                  recorded_at=at(days), **kw)
+    return Lesson(
+        id=id,
+        project="p",
+        title=title,
+        embedding=v,
+        valid_from=at(days),
+        recorded_at=at(days),
+        **kw,
+    )
 
 
 async def test_a_planted_duplicate_pair_merges_with_history_kept(graph_db, rem_settings):
-    older = _lesson("les_old", "always run migrations before tests", vec(3, 1), days=20,
-                    keywords=("migrations",), source_turn_ids=("t1",), usage_count=2)
-    newer = _lesson("les_new", "run the migrations before the test suite", vec(3, 2), days=5,
-                    keywords=("tests",), source_turn_ids=("t2",), usage_count=3)
+    older = _lesson(
+        "les_old",
+        "always run migrations before tests",
+        vec(3, 1),
+        days=20,
+        keywords=("migrations",),
+        source_turn_ids=("t1",),
+        usage_count=2,
+    )
+    newer = _lesson(
+        "les_new",
+        "run the migrations before the test suite",
+        vec(3, 2),
+        days=5,
+        keywords=("tests",),
+        source_turn_ids=("t2",),
+        usage_count=3,
+    )
     other = _lesson("les_other", "cache embeddings by content hash", vec(7, 3))
     await put_lessons(graph_db, [older, newer, other])
 
@@ -55,45 +76,94 @@ async def test_close_pairs_become_review_findings_and_corrections_sum_reinforcem
     # cosine ≈ 0.85: rotate a little towards another axis
     mixed = [0.0] * 384
     mixed[4], mixed[9] = 0.85, math.sqrt(1 - 0.85**2)
-    await put_lessons(graph_db, [_lesson("les_a", "prefer uv", base),
-                                 _lesson("les_b", "prefer uv for installs", tuple(mixed))])
-    await put_corrections(graph_db, [
-        Correction(id="cor_1", project="p", rule_text="use tabs", reinforcement=2,
-                   sessions=("s1", "s2"), embedding=vec(6, 1), valid_from=at(9),
-                   recorded_at=at(9)),
-        Correction(id="cor_2", project="p", rule_text="indent with tabs", reinforcement=1,
-                   sessions=("s3",), embedding=vec(6, 2), valid_from=at(2), recorded_at=at(2)),
-    ])
+    await put_lessons(
+        graph_db,
+        [
+            _lesson("les_a", "prefer uv", base),
+            _lesson("les_b", "prefer uv for installs", tuple(mixed)),
+        ],
+    )
+    await put_corrections(
+        graph_db,
+        [
+            Correction(
+                id="cor_1",
+                project="p",
+                rule_text="use tabs",
+                reinforcement=2,
+                sessions=("s1", "s2"),
+                embedding=vec(6, 1),
+                valid_from=at(9),
+                recorded_at=at(9),
+            ),
+            Correction(
+                id="cor_2",
+                project="p",
+                rule_text="indent with tabs",
+                reinforcement=1,
+                sessions=("s3",),
+                embedding=vec(6, 2),
+                valid_from=at(2),
+                recorded_at=at(2),
+            ),
+        ],
+    )
     report = await run_job("duplicates", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.summary["review"] == 1
     assert report.summary["merged_corrections"] == 1
     findings = await FindingRepository(graph_db).list_findings("p", status="open")
     assert [(f.kind, f.proposed_action, set(f.target_ids)) for f in findings] == [
-        ("duplicate_lesson", "merge", {"les_a", "les_b"})]
-    live = {r.correction.id: r.correction
-            for r in await RemRepository(graph_db).corrections("p", to_ms(NOW))}
+        ("duplicate_lesson", "merge", {"les_a", "les_b"})
+    ]
+    live = {
+        r.correction.id: r.correction
+        for r in await RemRepository(graph_db).corrections("p", to_ms(NOW))
+    }
     assert set(live) == {"cor_1"}
     assert live["cor_1"].reinforcement == 3
     assert live["cor_1"].sessions == ("s1", "s2", "s3")
 
 
 async def test_a_stale_item_is_found_and_corrections_decay(graph_db, rem_settings):
-    await put_lessons(graph_db, [
-        _lesson("les_stale", "old unused trick", vec(1, 1), days=45),
-        _lesson("les_fresh", "new trick", vec(2, 1), days=3),
-        _lesson("les_busy", "heavily used lesson", vec(5, 1), days=400, usage_count=50),
-    ])
-    await put_corrections(graph_db, [
-        Correction(id="cor_old", project="p", rule_text="use black", confidence=0.8,
-                   half_life_days=30, last_seen=at(30), valid_from=at(30), recorded_at=at(30),
-                   usage_count=1),
-        Correction(id="cor_new", project="p", rule_text="use ruff", confidence=0.8,
-                   half_life_days=30, last_seen=at(0), valid_from=at(0), recorded_at=at(0)),
-    ])
+    await put_lessons(
+        graph_db,
+        [
+            _lesson("les_stale", "old unused trick", vec(1, 1), days=45),
+            _lesson("les_fresh", "new trick", vec(2, 1), days=3),
+            _lesson("les_busy", "heavily used lesson", vec(5, 1), days=400, usage_count=50),
+        ],
+    )
+    await put_corrections(
+        graph_db,
+        [
+            Correction(
+                id="cor_old",
+                project="p",
+                rule_text="use black",
+                confidence=0.8,
+                half_life_days=30,
+                last_seen=at(30),
+                valid_from=at(30),
+                recorded_at=at(30),
+                usage_count=1,
+            ),
+            Correction(
+                id="cor_new",
+                project="p",
+                rule_text="use ruff",
+                confidence=0.8,
+                half_life_days=30,
+                last_seen=at(0),
+                valid_from=at(0),
+                recorded_at=at(0),
+            ),
+        ],
+    )
     report = await run_job("staleness", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.status == "succeeded", report.error
-    findings = {(f.kind, f.target_ids) for f in
-                await FindingRepository(graph_db).list_findings("p")}
+    findings = {
+        (f.kind, f.target_ids) for f in await FindingRepository(graph_db).list_findings("p")
+    }
     assert ("stale", ("les_stale",)) in findings
     assert ("needs_refinement", ("les_busy",)) in findings
     assert not any("les_fresh" in t for _, t in findings)
@@ -114,27 +184,68 @@ async def _correction_props(db, ids):
 
 async def test_a_correction_graduates_and_contradiction_demotes(graph_db, rem_settings):
     five = tuple(f"s{i}" for i in range(5))
-    await put_corrections(graph_db, [
-        Correction(id="cor_rule", project="p", rule_text="use pnpm", sessions=five,
-                   reinforcement=5, last_seen=at(1), valid_from=at(20), recorded_at=at(20)),
-        Correction(id="cor_pat", project="p", rule_text="short commits", sessions=("a", "b"),
-                   reinforcement=2, last_seen=at(1), valid_from=at(20), recorded_at=at(20)),
-        Correction(id="cor_once", project="p", rule_text="one-off", sessions=("a",),
-                   last_seen=at(1), valid_from=at(20), recorded_at=at(20)),
-    ])
+    await put_corrections(
+        graph_db,
+        [
+            Correction(
+                id="cor_rule",
+                project="p",
+                rule_text="use pnpm",
+                sessions=five,
+                reinforcement=5,
+                last_seen=at(1),
+                valid_from=at(20),
+                recorded_at=at(20),
+            ),
+            Correction(
+                id="cor_pat",
+                project="p",
+                rule_text="short commits",
+                sessions=("a", "b"),
+                reinforcement=2,
+                last_seen=at(1),
+                valid_from=at(20),
+                recorded_at=at(20),
+            ),
+            Correction(
+                id="cor_once",
+                project="p",
+                rule_text="one-off",
+                sessions=("a",),
+                last_seen=at(1),
+                valid_from=at(20),
+                recorded_at=at(20),
+            ),
+        ],
+    )
     report = await run_job("graduation", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.summary["promoted"] == 2
-    status = {k: v["status"] for k, v in
-              (await _correction_props(graph_db, ["cor_rule", "cor_pat", "cor_once"])).items()}
+    status = {
+        k: v["status"]
+        for k, v in (await _correction_props(graph_db, ["cor_rule", "cor_pat", "cor_once"])).items()
+    }
     assert status == {"cor_rule": "rule", "cor_pat": "pattern", "cor_once": "correction"}
 
     # a newer correction contradicts the rule: it is demoted once, with a finding
-    await put_corrections(graph_db, [
-        Correction(id="cor_yarn", project="p", rule_text="use yarn", sessions=("s9",),
-                   last_seen=at(0), valid_from=at(0), recorded_at=at(0))])
-    await graph_db.write(Q("correction.link_contradicts"),
-                         rows=[{"source_id": "cor_yarn", "target_id": "cor_rule", "weight": 1.0}],
-                         now=to_ms(NOW))
+    await put_corrections(
+        graph_db,
+        [
+            Correction(
+                id="cor_yarn",
+                project="p",
+                rule_text="use yarn",
+                sessions=("s9",),
+                last_seen=at(0),
+                valid_from=at(0),
+                recorded_at=at(0),
+            )
+        ],
+    )
+    await graph_db.write(
+        Q("correction.link_contradicts"),
+        rows=[{"source_id": "cor_yarn", "target_id": "cor_rule", "weight": 1.0}],
+        now=to_ms(NOW),
+    )
     report = await run_job("graduation", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.summary["demoted"] == 1
     again = await run_job("graduation", db=graph_db, settings=rem_settings, now=NOW, project="p")

@@ -16,32 +16,46 @@ from tests.integration.consolidate.seed import NOW, at, put_topics, vec
 
 
 async def _topics(db, n=6):
-    await put_topics(db, [
-        Topic(id=f"top_{i}", title=f"topic {i // 3}", projects=("p",), sessions=(f"s{i // 3}",),
-              embedding=vec(i // 3, i), valid_from=at(1), recorded_at=at(1))
-        for i in range(n)
-    ])
+    await put_topics(
+        db,
+        [
+            Topic(
+                id=f"top_{i}",
+                title=f"topic {i // 3}",
+                projects=("p",),
+                sessions=(f"s{i // 3}",),
+                embedding=vec(i // 3, i),
+                valid_from=at(1),
+                recorded_at=at(1),
+            )
+            for i in range(n)
+        ],
+    )
 
 
 async def test_a_held_lock_makes_a_second_run_skip(graph_db, rem_settings):
     jobs = JobRepository(graph_db)
-    assert await jobs.acquire_lock(lock_id("p", "communities"), "someone-else",
-                                   now_ms=to_ms(NOW), ttl_ms=60_000)
+    assert await jobs.acquire_lock(
+        lock_id("p", "communities"), "someone-else", now_ms=to_ms(NOW), ttl_ms=60_000
+    )
     report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.status == "skipped"
     # once the lock has expired, a run goes through
     later = NOW + timedelta(minutes=2)
-    report = await run_job("communities", db=graph_db, settings=rem_settings, now=later,
-                           project="p")
+    report = await run_job(
+        "communities", db=graph_db, settings=rem_settings, now=later, project="p"
+    )
     assert report.status == "succeeded"
 
 
 async def test_concurrent_runs_of_one_job_are_single_flight(graph_db, rem_settings):
     await _topics(graph_db)
-    reports = await asyncio.gather(*[
-        run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
-        for _ in range(3)
-    ])
+    reports = await asyncio.gather(
+        *[
+            run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
+            for _ in range(3)
+        ]
+    )
     statuses = sorted(r.status for r in reports)
     assert statuses.count("succeeded") >= 1
     assert "skipped" in statuses
@@ -69,36 +83,54 @@ async def test_a_failed_run_keeps_previous_results_backs_off_and_flags(
     assert current.id == good.run_id
 
     cfg = rem_settings.consolidate
-    status = {s.job: s for s in await rem_status(db=graph_db, settings=rem_settings, now=t,
-                                                 project="p")}
+    status = {
+        s.job: s for s in await rem_status(db=graph_db, settings=rem_settings, now=t, project="p")
+    }
     assert status["communities"].attempts == 1
     assert not status["communities"].due  # backoff: not before backoff_s
     retry_at = t + timedelta(seconds=cfg.backoff_s + 1)
-    assert "communities" in await due_jobs(db=graph_db, settings=rem_settings, now=retry_at,
-                                           project="p")
-    second = await run_job("communities", db=graph_db, settings=rem_settings, now=retry_at,
-                           project="p")
+    assert "communities" in await due_jobs(
+        db=graph_db, settings=rem_settings, now=retry_at, project="p"
+    )
+    second = await run_job(
+        "communities", db=graph_db, settings=rem_settings, now=retry_at, project="p"
+    )
     assert second.attempt == 2
     third_at = retry_at + timedelta(seconds=2 * cfg.backoff_s + 1)
-    third = await run_job("communities", db=graph_db, settings=rem_settings, now=third_at,
-                          project="p")
+    third = await run_job(
+        "communities", db=graph_db, settings=rem_settings, now=third_at, project="p"
+    )
     assert third.attempt == 3
     assert third.flagged
-    flagged = [f for f in await FindingRepository(graph_db).list_findings("p")
-               if f.kind == "job_failed"]
+    flagged = [
+        f for f in await FindingRepository(graph_db).list_findings("p") if f.kind == "job_failed"
+    ]
     assert len(flagged) == 1
-    status = {s.job: s for s in await rem_status(db=graph_db, settings=rem_settings,
-                                                 now=third_at + timedelta(days=1), project="p")}
+    status = {
+        s.job: s
+        for s in await rem_status(
+            db=graph_db, settings=rem_settings, now=third_at + timedelta(days=1), project="p"
+        )
+    }
     assert status["communities"].flagged
     assert not status["communities"].due
 
     monkeypatch.undo()
-    fixed = await run_job("communities", db=graph_db, settings=rem_settings,
-                          now=third_at + timedelta(days=1), project="p")
+    fixed = await run_job(
+        "communities",
+        db=graph_db,
+        settings=rem_settings,
+        now=third_at + timedelta(days=1),
+        project="p",
+    )
     assert fixed.status == "succeeded"
     assert fixed.attempt == 4
-    status = {s.job: s for s in await rem_status(db=graph_db, settings=rem_settings,
-                                                 now=third_at + timedelta(days=1), project="p")}
+    status = {
+        s.job: s
+        for s in await rem_status(
+            db=graph_db, settings=rem_settings, now=third_at + timedelta(days=1), project="p"
+        )
+    }
     assert status["communities"].attempts == 0
 
 
@@ -109,8 +141,14 @@ async def test_unknown_job_is_refused(graph_db, rem_settings):
 
 async def test_a_cycle_writes_markdown_and_json_reports(graph_db, rem_settings, tmp_path):
     await _topics(graph_db)
-    report = await run_cycle(db=graph_db, settings=rem_settings, now=NOW, project=ALL_PROJECTS,
-                             jobs=["communities"], out=tmp_path / "out")
+    report = await run_cycle(
+        db=graph_db,
+        settings=rem_settings,
+        now=NOW,
+        project=ALL_PROJECTS,
+        jobs=["communities"],
+        out=tmp_path / "out",
+    )
     assert [r.job for r in report.reports] == ["communities"]
     files = sorted((tmp_path / "out").iterdir())
     assert [f.suffix for f in files] == [".json", ".md"]

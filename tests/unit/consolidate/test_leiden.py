@@ -55,8 +55,14 @@ def test_duplicate_edges_are_summed_and_labels_are_canonical():
 
 
 def test_higher_resolution_splits_more():
-    edges = [*_clique("a", 5), *_clique("b", 5), *_clique("c", 5),
-             ("a0", "b0", 2.0), ("b1", "c1", 2.0), ("a1", "c0", 2.0)]
+    edges = [
+        *_clique("a", 5),
+        *_clique("b", 5),
+        *_clique("c", 5),
+        ("a0", "b0", 2.0),
+        ("b1", "c1", 2.0),
+        ("a1", "c0", 2.0),
+    ]
     low = partition(edges, resolution=0.05, seed=3)
     high = partition(edges, resolution=1.0, seed=3)
     assert low.count < high.count

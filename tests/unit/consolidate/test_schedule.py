@@ -39,8 +39,13 @@ def test_logarithmic_gaps_grow_slowly():
 
 
 def _due(schedule, **kw):
-    base = {"now": NOW, "sessions": 0, "last_run_at": None, "last_status": None,
-            "sessions_at_last_run": None}
+    base = {
+        "now": NOW,
+        "sessions": 0,
+        "last_run_at": None,
+        "last_status": None,
+        "sessions_at_last_run": None,
+    }
     return is_due(schedule, **{**base, **kw})
 
 

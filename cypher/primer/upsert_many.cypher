@@ -1,0 +1,7 @@
+// mode: write
+// params: rows
+// returns: id
+UNWIND $rows AS row
+MERGE (p:Primer {id: row.id})
+SET p += row
+RETURN p.id AS id

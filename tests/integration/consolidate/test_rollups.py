@@ -1,0 +1,133 @@
+from datetime import timedelta
+
+from consolidate.pack import context_pack
+from consolidate.rollup import week_key
+from consolidate.runner import run_job
+from graph.models import Correction, Fact, Lesson, Session
+from graph.repositories.primers import PrimerRepository
+from graph.timeutil import to_ms
+from tests.integration.consolidate.seed import (
+    NOW,
+    put_corrections,
+    put_facts,
+    put_lessons,
+    put_sessions,
+)
+
+BUDGET = {"daily": 8_000, "weekly": 12_000, "monthly": 15_000}
+WORDS = [
+    "graph",
+    "index",
+    "leiden",
+    "embedding",
+    "primer",
+    "rollup",
+    "budget",
+    "session",
+    "turn",
+    "lesson",
+]
+
+
+def _text(i: int, n: int) -> str:
+    return " ".join(WORDS[(i + k) % len(WORDS)] + str(k % 7) for k in range(n))
+
+
+async def _history(db, sessions: int = 500):
+    """`sessions` sessions over ~200 days (several per day, some today), with knowledge."""
+    ss, ls, cs, fs = [], [], [], []
+    for i in range(sessions):
+        start = NOW - timedelta(hours=9.5 * i + 0.5)
+        ss.append(
+            Session(
+                id=f"ses_{i:04d}",
+                project="p",
+                title=f"session {i}: {_text(i, 20)}",
+                summary=_text(i + 1, 60),
+                started_at=start,
+                valid_from=start,
+                recorded_at=start,
+            )
+        )
+        if i % 2 == 0:
+            ls.append(
+                Lesson(
+                    id=f"les_{i:04d}",
+                    project="p",
+                    title=f"lesson {i} {_text(i, 12)}",
+                    summary=_text(i, 30),
+                    valid_from=start,
+                    recorded_at=start,
+                )
+            )
+        if i % 3 == 0:
+            cs.append(
+                Correction(
+                    id=f"cor_{i:04d}",
+                    project="p",
+                    rule_text=f"rule {i} {_text(i, 15)}",
+                    valid_from=start,
+                    recorded_at=start,
+                )
+            )
+        if i % 4 == 0:
+            fs.append(
+                Fact(
+                    id=f"fct_{i:04d}",
+                    project="p",
+                    subject="app",
+                    predicate=f"uses{i}",
+                    object="x",
+                    kind="decision" if i % 8 else "todo",
+                    statement=f"decided {i} {_text(i, 14)}",
+                    valid_from=start,
+                    recorded_at=start,
+                )
+            )
+    await put_sessions(db, ss)
+    await put_lessons(db, ls)
+    await put_corrections(db, cs)
+    await put_facts(db, fs)
+
+
+async def test_rollups_respect_budgets_archive_sources_and_are_idempotent(graph_db, rem_settings):
+    await _history(graph_db)
+    report = await run_job("rollups", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.status == "succeeded", report.error
+    s = report.summary
+    assert s["sources"] > 500
+    assert s["daily"] > 150
+    assert s["weekly"] > 25
+    assert s["monthly"] >= 7
+    assert s["archived"] > 0
+    repo = PrimerRepository(graph_db)
+    for period, budget in BUDGET.items():
+        primers = await repo.list_primers("p", period, to_ms(NOW))
+        assert primers
+        assert all(p.size_bytes <= budget for p in primers), period
+        assert all(len(p.text.encode()) == p.size_bytes for p in primers)
+    # weekly sources are the dailies; dailies of finished weeks are closed, not deleted
+    weeklies = await repo.list_primers("p", "weekly", to_ms(NOW))
+    dailies = {p.id: p for p in await repo.list_primers("p", "daily", to_ms(NOW))}
+    current_week = week_key(NOW.date())
+    for w in weeklies:
+        assert set(w.source_ids) <= set(dailies)
+        closed = [dailies[i].valid_to is not None for i in w.source_ids]
+        assert all(not c for c in closed) if w.period_key == current_week else all(closed)
+
+    again = await run_job("rollups", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert again.summary["written"] == 0
+    assert again.summary["archived"] == 0
+
+
+async def test_context_pack_stays_within_35_kb_with_500_sessions(graph_db, rem_settings):
+    await _history(graph_db)
+    await run_job("rollups", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    pack = await context_pack(graph_db, "p", now=NOW)
+    assert len(pack.primer_ids) == 3  # monthly + weekly + today's daily
+    assert pack.size_bytes <= 35_000
+    assert pack.size_bytes == len(pack.text.encode())
+    assert not pack.cut
+    assert "# Monthly primer 2026-11" in pack.text
+    assert f"# Daily primer {NOW.date().isoformat()}" in pack.text
+    assert "session 0:" in pack.text  # today's session is in today's daily
