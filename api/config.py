@@ -27,6 +27,12 @@ class RankingSection(BaseModel):
     """Weight of the vector (embedding) list in the fusion."""
     fulltext_candidates: int = Field(default=60, ge=1, le=1000)
     """How many fulltext hits the engine returns per query."""
+    fulltext_pool: int = Field(default=400, ge=1, le=10_000)
+    """How many fulltext matches the engine hands over for BM25 scoring in process."""
+    bm25_k1: float = Field(default=1.2, gt=0)
+    """BM25 term-frequency saturation."""
+    bm25_b: float = Field(default=0.75, ge=0, le=1)
+    """BM25 length normalisation."""
     vector_candidates: int = Field(default=60, ge=1, le=1000)
     """How many vector hits the engine returns per query."""
     expand_top: int = Field(default=30, ge=0, le=500)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from api.config import RankingSection
+from api.lexical import bm25
 from api.ranking import (
     FULLTEXT,
     VECTOR,
@@ -27,7 +29,7 @@ from api.ranking import (
     rrf,
     score_candidates,
 )
-from api.understand import QueryIntent, understand
+from api.understand import STOPWORDS, QueryIntent, understand
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.embed import Embedder
@@ -40,8 +42,11 @@ _TURN_VECTOR = Q("context.turn_vector")
 _TURNS_FETCH = Q("context.turns_fetch")
 _TURN_NEIGHBOURS = Q("context.turn_neighbours")
 _SPEAKERS = Q("context.speakers")
+_TURN_KEYS = Q("context.turn_keys")
+_TURN_STATS = Q("context.turn_stats")
 
 _SPEAKER_TTL_S = 60.0
+_WORDS = re.compile(r"\w+")
 _VECTOR_OVERSAMPLE = 4
 
 
@@ -114,6 +119,7 @@ class RetrievalService:
         self._embedder = embedder
         self.ranking = ranking
         self._speakers: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
+        self._stats: dict[tuple[str, ...], tuple[float, int, float]] = {}
 
     @property
     def has_vectors(self) -> bool:
@@ -128,8 +134,22 @@ class RetrievalService:
         return [float(x) for x in vec[0]]
 
     def forget_speakers(self) -> None:
-        """Drop the speaker cache (after new turns arrive)."""
+        """Drop the speaker and statistics caches (after new turns arrive)."""
         self._speakers.clear()
+        self._stats.clear()
+
+    async def turn_stats(self, projects: tuple[str, ...]) -> tuple[int, float]:
+        """(turn count, mean turn length in words) of `projects`, cached for a minute."""
+        cached = self._stats.get(projects)
+        now = time.monotonic()
+        if cached and now - cached[0] < _SPEAKER_TTL_S:
+            return cached[1], cached[2]
+        rows = await self._db.read(_TURN_STATS, projects=list(projects))
+        n = int(rows[0]["turns"] or 0) if rows else 0
+        # ~5.5 characters per word plus space; only the ratio to each turn's length matters.
+        avg_words = float(rows[0]["avg_chars"] or 0.0) / 5.5 if rows else 0.0
+        self._stats[projects] = (now, n, avg_words)
+        return n, avg_words
 
     async def speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
         """Speaker names seen in `projects` (cached for a minute)."""
@@ -142,17 +162,41 @@ class RetrievalService:
         self._speakers[projects] = (now, names)
         return names
 
+    async def turn_keys(self, projects: tuple[str, ...]) -> dict[str, str]:
+        """Native source key → turn id for every turn of `projects` (evaluation)."""
+        rows = await self._db.read(_TURN_KEYS, projects=list(projects))
+        return {str(r["source_key"]): str(r["id"]) for r in rows if r["source_key"]}
+
     async def fulltext(
         self, text: str, projects: tuple[str, ...], *, k: int, as_of: int, known_at: int
     ) -> list[Hit]:
-        """Fulltext (BM25-style) hits on turns, best first."""
-        q = self._db.fulltext_query(text)
+        """Fulltext hits on turns scored with BM25 (`api.lexical`), best first."""
+        # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
+        words = [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS]
+        q = self._db.fulltext_query(" ".join(words))
         if not q or not projects:
             return []
         rows = await self._db.read(
-            _TURN_FULLTEXT, q=q, k=k, projects=list(projects), as_of=as_of, known_at=known_at
+            _TURN_FULLTEXT,
+            q=q,
+            k=max(k, self.ranking.fulltext_pool),
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
         )
-        return [Hit(r["id"], float(r["score"])) for r in rows]
+        if not rows:
+            return []
+        n_docs, avgdl = await self.turn_stats(projects)
+        scores = bm25(
+            words,
+            {r["id"]: r["text"] or "" for r in rows},
+            n_docs=n_docs,
+            avgdl=avgdl,
+            k1=self.ranking.bm25_k1,
+            b=self.ranking.bm25_b,
+        )
+        best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k]
+        return [Hit(i, s) for i, s in best]
 
     async def vector(
         self,

@@ -1,6 +1,6 @@
 // mode: read
 // params: q, k, projects, as_of, known_at
-// returns: id, score
+// returns: id, score, text
 // dialect-only: yes
 // why: BM25-style candidates for context ranking; project filter in Cypher ('*' = every project).
 CALL db.idx.fulltext.queryNodes('Turn', $q) YIELD node, score
@@ -8,6 +8,6 @@ WITH node, score
 WHERE (node.project IN $projects OR '*' IN $projects)
   AND node.valid_from <= $as_of AND node.valid_to > $as_of
   AND node.recorded_at <= $known_at AND node.expired_at > $known_at
-RETURN node.id AS id, score AS score
+RETURN node.id AS id, score AS score, node.text AS text
 ORDER BY score DESC, id
 LIMIT $k
