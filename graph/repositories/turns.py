@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from graph.cypher import Q
+from graph.ids import content_hash
 from graph.models import Turn
 from graph.records import Row, turn_from_record, turn_to_row
 from graph.repositories.base import TemporalRepository, window
@@ -32,7 +34,10 @@ class TurnRepository(TemporalRepository[Turn]):
     vector_query = _SEARCH_VECTOR
 
     def _row(self, m: Turn) -> Row:
-        return turn_to_row(m)
+        row = turn_to_row(m)
+        # lets upsert_many skip unchanged turns (see cypher/turn/upsert_many.cypher)
+        row["row_hash"] = content_hash(json.dumps(row, sort_keys=True, default=str))
+        return row
 
     def _model(self, r: Mapping[str, Any]) -> Turn:
         return turn_from_record(r)

@@ -1,0 +1,68 @@
+"""Helpers shared by the benchmarks: machine facts, percentiles, JSON results."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    mem_kb = 0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    """p50/p95/p99/max of latencies in milliseconds."""
+    s = sorted(samples_ms)
+    if not s:
+        return {}
+
+    def pct(p: float) -> float:
+        return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 3)
+
+    return {"p50": pct(50), "p95": pct(95), "p99": pct(99), "max": round(s[-1], 3),
+            "n": len(s)}
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def process_rss_mib(pid: int) -> float:
+    """Current RSS of another process (e.g. the engine)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
+def write_result(name: str, data: dict[str, Any]) -> Path:
+    """Write `bench/results/<name>.json` with the machine block added."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"{name}.json"
+    out.write_text(json.dumps({"benchmark": name, "machine": machine(), **data}, indent=2) + "\n")
+    return out

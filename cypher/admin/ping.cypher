@@ -1,4 +1,0 @@
-// mode: read
-// params:
-// returns: ok
-RETURN 1 AS ok
