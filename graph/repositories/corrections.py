@@ -24,6 +24,8 @@ _LINKS = {
     "SUPERSEDES": Q("correction.link_supersedes"),
     "CONTRADICTS": Q("correction.link_contradicts"),
 }
+_SOURCES = Q("correction.sources")
+_LINKS_OF = Q("correction.links")
 
 CorrectionLink = Literal["DUPLICATE_OF", "RELATED_TO", "SUPERSEDES", "CONTRADICTS"]
 
@@ -85,3 +87,13 @@ class CorrectionRepository:
         if pairs:
             rows = [{"source_id": a, "target_id": b, "weight": w} for a, b, w in pairs]
             await self._db.write(_LINKS[rel], rows=rows, now=now_ms())
+
+    async def sources(self, correction_id: str) -> list[str]:
+        """Ids of the turns a correction was derived from, in conversation order."""
+        rows = await self._db.read(_SOURCES, id=correction_id)
+        return [r["turn_id"] for r in rows]
+
+    async def links(self, correction_id: str) -> list[tuple[str, str, str]]:
+        """`(type, source_id, target_id)` of every link touching a correction."""
+        rows = await self._db.read(_LINKS_OF, id=correction_id)
+        return [(r["type"], r["source_id"], r["target_id"]) for r in rows]

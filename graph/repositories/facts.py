@@ -22,6 +22,7 @@ _SUPERSEDE = Q("fact.supersede")
 _LINK_SUPERSEDES = Q("fact.link_supersedes")
 _LIST_ACTIVE = Q("fact.list_active")
 _LIST_BY_PROJECT = Q("fact.list_by_project")
+_SOURCES = Q("fact.sources")
 
 
 @dataclass(frozen=True)
@@ -123,3 +124,8 @@ class FactRepository:
         """Every fact record of `project`, closed ones included, oldest first."""
         rows = await self._db.read(_LIST_BY_PROJECT, project=project)
         return [fact_from_record(r["props"]) for r in rows]
+
+    async def sources(self, fact_id: str) -> list[str]:
+        """Ids of the turns a fact was derived from, in conversation order."""
+        rows = await self._db.read(_SOURCES, id=fact_id)
+        return [r["turn_id"] for r in rows]

@@ -24,6 +24,7 @@ _SEARCH = Q("lesson.search_similar")
 _ADD_VERSIONS = Q("lesson.add_versions")
 _VERSIONS = Q("lesson.versions")
 _LIST = Q("lesson.list_by_project")
+_SOURCES = Q("lesson.sources")
 
 
 class LessonRepository:
@@ -80,3 +81,8 @@ class LessonRepository:
         """Current lessons of `project`."""
         rows = await self._db.read(_LIST, project=project, now=now if now is not None else now_ms())
         return [lesson_from_record(r["props"]) for r in rows]
+
+    async def sources(self, lesson_id: str) -> list[str]:
+        """Ids of the turns a lesson was derived from, in conversation order."""
+        rows = await self._db.read(_SOURCES, id=lesson_id)
+        return [r["turn_id"] for r in rows]

@@ -19,6 +19,7 @@ _RELATE = Q("topic.relate")
 _LIST_ALL = Q("topic.list_all")
 _SET_WEIGHTS = Q("topic.set_weights")
 _RELATED = Q("topic.related")
+_MENTIONED_BY = Q("topic.mentioned_by")
 
 
 class TopicRepository:
@@ -81,3 +82,8 @@ class TopicRepository:
         if items:
             rows = [{"id": i, "weight": w, "phase": p} for i, w, p in items]
             await self._db.write(_SET_WEIGHTS, rows=rows)
+
+    async def mentioned_by(self, topic_id: str) -> list[str]:
+        """Ids of the turns that mention a topic, in conversation order."""
+        rows = await self._db.read(_MENTIONED_BY, id=topic_id)
+        return [r["turn_id"] for r in rows]

@@ -420,7 +420,9 @@ class KnowledgeWriter:
         cands = list(r.lessons)
         if not cands:
             return
-        vecs = await self.embedder.embed([f"{c.title}\n{c.content}" for c in cands])
+        # Lessons are matched by the problem they solve (title + when it applies), not by the
+        # fix, so a second, different fix for the same error refines the same lesson.
+        vecs = await self.embedder.embed([f"{c.title}\n{c.applicable_when}" for c in cands])
         for cand, vec in zip(cands, vecs, strict=True):
             hits = await self.lessons.search_similar(r.project, vec.tolist(), k=3, now=now)
             best = next((x for x, sim in hits if sim >= self.settings.lesson_similarity), None)

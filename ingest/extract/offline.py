@@ -581,8 +581,9 @@ class OfflineExtractor:
             return []
         phrases = keyphrases(docs, top=self.max_topics * 3)
         out: list[TopicCandidate] = []
+        min_docs = 2 if len(docs) >= 3 else 1
         for k in phrases:
-            if len(k.doc_ids) < 2 and len(k.phrase.split()) < 2:
+            if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
                 continue
             mention_turns = [docs_turns[i] for i in k.doc_ids]
             texts = [docs[i] for i in k.doc_ids]

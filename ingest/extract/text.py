@@ -561,47 +561,68 @@ def _candidates(text: str, max_words: int) -> list[tuple[str, ...]]:
     return [c[:max_words] if len(c) > max_words else c for c in out]
 
 
-def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> list[Keyphrase]:
-    """RAKE keyphrases over several documents (turns), favouring phrases that recur across them.
+def _stem(w: str) -> str:
+    """Very light plural folding so "batches" and "batch" count together."""
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith("es") and w[-3] in "sxz":
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
 
-    Score = RAKE score (sum of word degree/frequency) × log-ish boost for the number of documents
-    containing the phrase. Single words must occur in ≥ 2 documents; lines that look like code are
-    skipped.
+
+_LENGTH_BONUS = {1: 1.0, 2: 1.6, 3: 1.9}
+
+
+def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> list[Keyphrase]:
+    """Keyphrases over several documents (turns), favouring phrases that recur across them.
+
+    Candidates are the 1–3-word n-grams inside stopword-delimited runs (the RAKE split). Score =
+    documents containing it × occurrences × a length bonus (multi-word phrases are more specific).
+    Single words must occur in ≥ 2 documents. A phrase overlapping a better one already chosen (one
+    contains the other) is dropped. Lines that look like code are skipped.
 
     Args:
         docs: texts (one per turn).
         top: how many phrases to return.
         max_words: longest phrase kept.
     """
-    freq: Counter[str] = Counter()
-    degree: Counter[str] = Counter()
     phrase_docs: dict[tuple[str, ...], set[int]] = defaultdict(set)
     phrase_count: Counter[tuple[str, ...]] = Counter()
+    surface: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     for i, doc in enumerate(docs):
         prose = "\n".join(line for line in doc.splitlines() if not _CODEY.search(line))
-        for cand in _candidates(prose, max_words):
-            phrase_docs[cand].add(i)
-            phrase_count[cand] += 1
-            for w in cand:
-                freq[w] += 1
-                degree[w] += len(cand) - 1
-    scored: list[Keyphrase] = []
-    for cand, ds in phrase_docs.items():
+        for run in _candidates(prose, 12):
+            stems = [_stem(w) for w in run]
+            for n in range(1, max_words + 1):
+                for j in range(len(run) - n + 1):
+                    key = tuple(stems[j : j + n])
+                    phrase_docs[key].add(i)
+                    phrase_count[key] += 1
+                    surface[key][" ".join(run[j : j + n])] += 1
+    scored: list[tuple[float, tuple[str, ...]]] = []
+    for key, ds in phrase_docs.items():
         n_docs = len(ds)
-        if len(cand) == 1 and n_docs < 2:
+        if len(key) == 1 and (n_docs < 2 or len(key[0]) < 4):
             continue
-        rake = sum((degree[w] + freq[w]) / freq[w] for w in cand)
-        boost = 1.0 + 0.5 * (n_docs - 1) ** 0.5
-        scored.append(
-            Keyphrase(" ".join(cand), rake * boost, phrase_count[cand], tuple(sorted(ds)))
-        )
-    scored.sort(key=lambda k: (-k.score, k.phrase))
-    # Drop phrases contained in a better one (keeps "adoption agency" over "agency").
+        scored.append((n_docs * phrase_count[key] * _LENGTH_BONUS[len(key)], key))
+    scored.sort(key=lambda x: (-x[0], x[1]))
     kept: list[Keyphrase] = []
-    for k in scored:
-        if any(f" {k.phrase} " in f" {b.phrase} " for b in kept):
+    chosen: list[tuple[str, frozenset[str], set[int]]] = []
+    for score, key in scored:
+        text = " ".join(key)
+        ds = phrase_docs[key]
+        if any(
+            f" {text} " in f" {c} "
+            or f" {c} " in f" {text} "
+            or (cw & set(key) and ds <= cds)  # a fragment of a chosen phrase's context
+            for c, cw, cds in chosen
+        ):
             continue
-        kept.append(k)
+        chosen.append((text, frozenset(key), ds))
+        best = sorted(surface[key].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        kept.append(Keyphrase(best, score, phrase_count[key], tuple(sorted(phrase_docs[key]))))
         if len(kept) >= top:
             break
     return kept

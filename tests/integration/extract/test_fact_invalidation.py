@@ -52,9 +52,11 @@ async def test_200_facts_exactly_30_contradictions_closed(graph_db) -> None:
         _fact("p", t.subject, f"{t.predicate}-other", "x", day=120) for t in targets[:5]
     ]
     decoy_pred = [_fact("p", "subject-unknown", targets[0].predicate, "y", day=120)]
-    restated = [
-        _fact("p", base[0].subject, base[0].predicate, base[0].object, day=130)
-    ] if base[0] not in targets else []
+    restated = (
+        [_fact("p", base[0].subject, base[0].predicate, base[0].object, day=130)]
+        if base[0] not in targets
+        else []
+    )
     later = await assert_facts(
         repo, "p", [*newer, *decoy_subject, *decoy_pred, *restated], now_ms=now + 1000
     )

@@ -1,0 +1,7 @@
+// mode: read
+// params: id
+// returns: turn_id, session_id, ordinal
+// why: provenance: the turns a Lesson was derived from, in conversation order.
+MATCH (l:Lesson {id: $id})-[:DERIVED_FROM]->(t:Turn)
+RETURN t.id AS turn_id, t.session_id AS session_id, t.ordinal AS ordinal
+ORDER BY session_id, ordinal

@@ -1,0 +1,198 @@
+"""The offline extractor plus the knowledge writer on hand-made transcripts, on the real engine."""
+
+from __future__ import annotations
+
+from graph.config import GraphSettings
+from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.facts import FactRepository
+from graph.repositories.lessons import LessonRepository
+from graph.repositories.snapshots import SnapshotRepository
+from graph.repositories.topics import TopicRepository
+from ingest.extract.service import ExtractionHook
+from tests.integration.extract.transcripts import (
+    lesson_session,
+    pytest_session,
+    session,
+    store,
+)
+
+
+def _hook(embedder) -> ExtractionHook:
+    return ExtractionHook(GraphSettings(), embedder=embedder)
+
+
+async def test_correction_seen_in_five_sessions_becomes_a_rule(graph_db, embedder) -> None:
+    hook = _hook(embedder)
+    repo = CorrectionRepository(graph_db)
+    statuses = []
+    for k in range(5):
+        s = pytest_session("demo", k)
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+        [c] = await repo.list_by_project("demo")
+        statuses.append(c.status)
+    assert statuses == ["correction", "pattern", "pattern", "preference", "rule"]
+    assert c.rule_text == "Use pytest instead of unittest."
+    assert c.type == "tool_usage"
+    assert c.reinforcement == 5
+    assert len(c.sessions) == 5
+    assert c.original_behaviour == "use unittest"
+    sources = await repo.sources(c.id)
+    assert len(sources) == 5
+    assert sorted(sources) == sorted(c.source_turn_ids)
+    # Re-running a counted session changes nothing (AUDN says NOOP).
+    before = hook.report.corrections_noop
+    await hook.run(graph_db, pytest_session("demo", 4))
+    [again] = await repo.list_by_project("demo")
+    assert again.reinforcement == 5
+    assert hook.report.corrections_noop == before + 1
+    assert hook.report.corrections_added == 1
+    assert hook.report.corrections_reinforced == 4
+
+
+async def test_reversed_correction_invalidates_the_old_one(graph_db, embedder) -> None:
+    hook = _hook(embedder)
+    repo = CorrectionRepository(graph_db)
+    a = session(
+        "demo",
+        "a",
+        0,
+        [("assistant", "I used spaces."), ("user", "Always use tabs for indentation.")],
+    )
+    b = session(
+        "demo",
+        "b",
+        5,
+        [("assistant", "Indented with tabs."), ("user", "Don't use tabs for indentation.")],
+    )
+    for s in (a, b):
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    [live] = await repo.list_by_project("demo")
+    assert live.rule_text == "Do not use tabs for indentation."
+    assert live.type == "style"
+    links = await repo.links(live.id)
+    types = sorted(t for t, src, _ in links if src == live.id)
+    assert "SUPERSEDES" in types and "CONTRADICTS" in types
+    assert hook.report.corrections_invalidated == 1
+
+
+async def test_decision_superseded_later_and_snapshots(graph_db, embedder) -> None:
+    hook = _hook(embedder)
+    facts = FactRepository(graph_db)
+    s1 = session(
+        "demo",
+        "d1",
+        0,
+        [
+            ("user", "Let's use SQLite for the database."),
+            ("assistant", "OK, SQLite it is."),
+            ("user", "TODO: add a migration script"),
+        ],
+    )
+    await store(graph_db, s1)
+    await hook.run(graph_db, s1)
+    rep1 = await hook.finish(graph_db)
+    assert rep1.snapshots == 1
+    s2 = session(
+        "demo",
+        "d2",
+        9,
+        [
+            ("user", "We decided to switch to PostgreSQL for the database."),
+            ("assistant", "Migrating the schema to PostgreSQL."),
+        ],
+    )
+    await store(graph_db, s2)
+    await hook.run(graph_db, s2)
+    await hook.finish(graph_db)
+    every = {f.object: f for f in await facts.list_by_project("demo")}
+    assert set(every) == {"SQLite", "PostgreSQL", "add a migration script"}
+    old, new = every["SQLite"], every["PostgreSQL"]
+    assert (old.subject, old.predicate, old.kind) == ("database", "uses", "decision")
+    assert old.valid_to == new.valid_from
+    assert old.expired_at is not None
+    assert new.is_open
+    assert await facts.sources(new.id) == list(new.source_turn_ids) == [s2.turns[0].id]
+    active = {f.object for f in await facts.list_active("demo")}
+    assert active == {"PostgreSQL", "add a migration script"}
+    snaps = await SnapshotRepository(graph_db).list_by_project("demo")
+    assert len(snaps) == 2
+    assert snaps[1].delta_added == (new.id,)
+    assert snaps[1].delta_removed == (old.id,)
+    assert snaps[1].decision_ids == (new.id,)
+    assert len(snaps[1].todo_ids) == 1
+    # A run that changes nothing writes no snapshot.
+    assert (await hook.finish(graph_db)).snapshots == 2  # cumulative report; no new snapshot
+    assert len(await SnapshotRepository(graph_db).list_by_project("demo")) == 2
+
+
+async def test_lesson_from_error_fix_pass_with_version_history(graph_db, embedder) -> None:
+    hook = _hook(embedder)
+    lessons = LessonRepository(graph_db)
+    s1 = lesson_session(
+        "demo",
+        "l1",
+        0,
+        "The requests package is missing; I'll install it with pip install requests and rerun.",
+    )
+    await store(graph_db, s1)
+    await hook.run(graph_db, s1)
+    [lesson] = await lessons.list_by_project("demo")
+    assert lesson.category == "problem-solution"
+    assert "ModuleNotFoundError: No module named 'requests'" in lesson.title
+    assert "pip install requests" in lesson.content
+    assert lesson.version == 1
+    assert await lessons.sources(lesson.id) == [s1.turns[i].id for i in (2, 3, 4)]
+    s2 = lesson_session(
+        "demo",
+        "l2",
+        3,
+        "I added requests to the project dependencies in pyproject.toml and reinstalled.",
+    )
+    await store(graph_db, s2)
+    await hook.run(graph_db, s2)
+    [refined] = await lessons.list_by_project("demo")
+    assert refined.id == lesson.id
+    assert refined.version == 2
+    assert "pyproject.toml" in refined.content
+    assert refined.quality > lesson.quality  # two sources now
+    [v1] = await lessons.versions(lesson.id)
+    assert (v1.version, v1.content, v1.session_id) == (1, lesson.content, s2.id)
+    assert len(await lessons.sources(lesson.id)) == 6
+    # Re-running a learned session adds no version.
+    await hook.run(graph_db, s2)
+    assert len(await lessons.versions(lesson.id)) == 1
+
+
+async def test_topics_match_across_sessions_and_relate(graph_db, embedder) -> None:
+    hook = _hook(embedder)
+    topics = TopicRepository(graph_db)
+    lines = [
+        ("user", "The vector index on the graph database is slow for large batches."),
+        ("assistant", "The vector index rebuild runs on every batch insert."),
+        ("user", "Can we batch the vector index updates and cache query plans?"),
+        ("assistant", "Yes: batching vector index updates and a query plan cache will help."),
+    ]
+    s1 = session("alpha", "t1", 0, lines)
+    s2 = session("beta", "t2", 4, lines[:2] + [("user", "Still slow: the vector index again.")])
+    for s in (s1, s2):
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    await hook.finish(graph_db)
+    every = await topics.list_all()
+    vi = next(t for t in every if t.title == "vector index")
+    assert set(vi.projects) == {"alpha", "beta"}
+    assert set(vi.sessions) == {s1.id, s2.id}
+    assert vi.message_count == len(set(vi.message_ids)) >= 5
+    assert vi.first_seen == s1.turns[0].timestamp
+    assert vi.last_seen == s2.turns[2].timestamp
+    assert 0 < vi.weight <= 1
+    assert vi.phase == "active"
+    assert len(await topics.mentioned_by(vi.id)) == vi.message_count
+    related = await topics.related(vi.id)
+    assert related, "topics discussed together are RELATED_TO"
+    # Re-running a session does not double-count.
+    await hook.run(graph_db, s1)
+    again = next(t for t in await topics.list_all() if t.id == vi.id)
+    assert again.message_count == vi.message_count
