@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.config import GraphSettings
+from ingest.extract.config import ExtractSettings
 
 __all__ = ["IngestSection", "IngestSettings"]
 
@@ -34,3 +35,5 @@ class IngestSettings(GraphSettings):
     """Graph settings plus the `ingest` section."""
 
     ingest: IngestSection = Field(default_factory=IngestSection)
+    extract: ExtractSettings = Field(default_factory=ExtractSettings)
+    """Knowledge extraction (`REMGRAPH_EXTRACT__*`)."""
