@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph.cypher import Q
-from graph.db import GraphDB
+from graph.db import GraphDB, Row
 from graph.models import Correction, Lesson, LessonVersion
 from graph.records import (
     correction_from_record,
@@ -32,6 +32,12 @@ _RECENT = Q("rem.recent_texts")
 _ARCHIVE = Q("rem.archive")
 _LINK_RELATED = Q("rem.link_related")
 _CREATE_LESSONS = Q("rem.create_lessons")
+_TOPICS = Q("rem.topics_for_weights")
+_TOPIC_LINKS = Q("rem.topic_links")
+_SET_WEIGHTS = Q("rem.set_topic_weights")
+_SET_COOCCURRENCE = Q("rem.set_cooccurrence")
+_OPEN_FACTS = Q("rem.open_facts")
+_SESSION_STARTS = Q("rem.session_starts")
 
 _LESSON_MERGE_FIELDS = (
     "keywords",
@@ -204,3 +210,43 @@ class RemRepository:
             return []
         rows = await self._db.write(_CREATE_LESSONS, rows=[lesson_to_row(x) for x in lessons])
         return [r["id"] for r in rows]
+
+    async def topics(self, project: str | None, now_ms: int) -> list[Row]:
+        """Live topics without embeddings (see `rem.topics_for_weights` columns)."""
+        return await self._db.read(_TOPICS, project=project, now=now_ms)
+
+    async def topic_links(self, now_ms: int) -> list[Row]:
+        """Stored `RELATED_TO` edges between live topics: source_id, target_id, weight."""
+        return await self._db.read(_TOPIC_LINKS, now=now_ms)
+
+    async def set_topic_weights(self, rows: Sequence[tuple[str, float, str]], now_ms: int) -> int:
+        """Write `(id, weight, phase)` per topic."""
+        if not rows:
+            return 0
+        res = await self._db.write(
+            _SET_WEIGHTS, rows=[{"id": i, "weight": w, "phase": p} for i, w, p in rows], now=now_ms
+        )
+        return int(res[0]["n"]) if res else 0
+
+    async def set_cooccurrence(
+        self, rows: Sequence[tuple[str, str, float, int]], now_ms: int
+    ) -> int:
+        """Write `(source, target, weight, shared sessions)` `RELATED_TO` strengths."""
+        total = 0
+        for i in range(0, len(rows), 5_000):
+            chunk = [
+                {"source_id": a, "target_id": b, "weight": w, "shared": n}
+                for a, b, w, n in rows[i : i + 5_000]
+            ]
+            res = await self._db.write(_SET_COOCCURRENCE, rows=chunk, now=now_ms)
+            total += int(res[0]["n"]) if res else 0
+        return total
+
+    async def open_facts(self, project: str | None, now_ms: int) -> list[Row]:
+        """Live facts: id, kind, statement, subject, valid_from, turn_ids."""
+        return await self._db.read(_OPEN_FACTS, project=project, now=now_ms)
+
+    async def session_starts(self, project: str | None, now_ms: int) -> list[int]:
+        """Start times (epoch ms) of the live sessions, sorted."""
+        rows = await self._db.read(_SESSION_STARTS, project=project, now=now_ms)
+        return sorted(int(r["started_at"] or 0) for r in rows)

@@ -1,0 +1,43 @@
+"""`ReferenceLayerRepository`: compact per-topic reference documents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.cypher import Q
+from graph.db import GraphDB, Row
+from graph.models import ReferenceLayer
+from graph.records import reference_layer_from_record, reference_layer_to_row
+
+_LIST = Q("reference_layer.list")
+_UPSERT = Q("reference_layer.upsert_many")
+_TURNS = Q("reference_layer.turns")
+_FOR_TOPIC = Q("reference_layer.get_for_topic")
+
+
+class ReferenceLayerRepository:
+    """Reads and writes `ReferenceLayer` nodes (linked `DESCRIBES` to their topic)."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self._db = db
+
+    async def list_layers(self, project: str, now_ms: int) -> list[ReferenceLayer]:
+        """Live layers of `project`."""
+        rows = await self._db.read(_LIST, project=project, now=now_ms)
+        return [reference_layer_from_record(r["node"]) for r in rows]
+
+    async def for_topic(self, project: str, topic_id: str, now_ms: int) -> ReferenceLayer | None:
+        """The live layer describing `topic_id`, if any."""
+        rows = await self._db.read(_FOR_TOPIC, project=project, topic_id=topic_id, now=now_ms)
+        return reference_layer_from_record(rows[0]["node"]) if rows else None
+
+    async def upsert_many(self, layers: Sequence[ReferenceLayer]) -> None:
+        """Create or replace layers (one per project and topic)."""
+        if layers:
+            await self._db.write(_UPSERT, rows=[reference_layer_to_row(x) for x in layers])
+
+    async def turns(self, ids: Sequence[str]) -> list[Row]:
+        """Example turns: id, text, role, session_id, at."""
+        if not ids:
+            return []
+        return await self._db.read(_TURNS, ids=list(ids))
