@@ -40,15 +40,16 @@ def clean_text(text: str) -> str:
 
 
 def truncate(text: str, limit: int) -> tuple[str, bool]:
-    """Cut `text` to about `limit` characters, keeping its head and tail around a marker.
+    """Cut `text` to at most `limit` characters (if limit > ~30), keeping head and tail.
 
     Returns the (possibly) shortened text and whether anything was cut. `limit <= 0` disables it.
     """
     if limit <= 0 or len(text) <= limit:
         return text, False
-    marker = f"\n…[{len(text) - limit} of {len(text)} chars truncated]…\n"
-    head = max(1, (limit * 3) // 4)
-    tail = max(0, limit - head)
+    marker = f"\n…[{len(text)} chars, truncated]…\n"
+    room = max(0, limit - len(marker))  # the result, marker included, fits in `limit`
+    head = (room * 3) // 4
+    tail = room - head
     return text[:head] + marker + (text[-tail:] if tail else ""), True
 
 

@@ -8,6 +8,7 @@ skips unchanged files and an appended file resumes where it stopped.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,22 @@ _GET = Q("source_file.get")
 _SAVE = Q("source_file.save")
 _OPEN_TURNS = Q("source_file.open_turns")
 _LIST = Q("source_file.list")
+_FP_NODES = Q("source_file.fingerprint_nodes")
+_FP_EDGES = Q("source_file.fingerprint_edges")
+
+VOLATILE = frozenset({"recorded_at", "updated_at"})
+"""Record-time properties that differ between two otherwise identical runs."""
+
+
+def _digest(props: dict[str, Any]) -> str:
+    clean: dict[str, Any] = {}
+    for k, v in sorted(props.items()):
+        if k in VOLATILE:
+            continue
+        if k == "embedding" and v is not None:
+            v = [round(float(x), 3) for x in v]  # batch composition moves the last bits
+        clean[k] = v
+    return hashlib.sha256(json.dumps(clean, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def source_file_id(path: str) -> str:
@@ -106,4 +123,17 @@ class SourceFileRepository:
             node = dict(r["node"])
             node["session_ids"] = tuple(node.get("session_ids") or ())
             out.append(SourceFileState.model_validate(node))
+        return out
+
+    async def fingerprint(self, projects: Sequence[str]) -> dict[str, str]:
+        """`label:id` and `source-TYPE->target` → hash of properties (record times left out).
+
+        Two graphs built from the same transcripts have equal fingerprints however the runs went
+        (interrupted, repeated, resumed).
+        """
+        out: dict[str, str] = {}
+        for r in await self.db.read(_FP_NODES, projects=list(projects)):
+            out[f"{r['label']}:{r['id']}"] = _digest(dict(r["props"]))
+        for r in await self.db.read(_FP_EDGES, projects=list(projects)):
+            out[f"{r['source']}-{r['type']}->{r['target']}"] = _digest(dict(r["props"]))
         return out

@@ -85,7 +85,7 @@ class ClaudeCodeParser:
         for rec in iter_jsonl(data, start_offset=cur.offset, start_line=cur.line, file=opts.file,
                               issues=issues, counters=counters):
             obj = rec.obj
-            kind = obj.get("type")
+            kind = obj.get("type") if isinstance(obj.get("type"), str) else None
             try:
                 if kind in _MESSAGE_TYPES:
                     if not self._message(obj, rec.line, builders, uuid_session, project):

@@ -95,7 +95,7 @@ class CodexParser:
         for rec in iter_jsonl(data, start_offset=cur.offset, start_line=cur.line, file=opts.file,
                               issues=issues, counters=counters):
             obj = rec.obj
-            kind = obj.get("type")
+            kind = obj.get("type") if isinstance(obj.get("type"), str) else None
             pl = obj.get("payload")
             ts_raw = obj.get("timestamp")
             if "payload" not in obj:  # legacy rollout: bare items, meta on the first line

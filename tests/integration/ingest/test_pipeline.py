@@ -1,0 +1,197 @@
+"""End to end on the embedded engine: every format lands, re-runs are no-ops, appends and edits."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.repositories import SessionRepository, TurnRepository
+from graph.repositories.source_files import SourceFileRepository
+from ingest.models import ParsedSession
+from ingest.pipeline import ingest_paths
+from ingest.writer import session_id, turn_id
+
+_STATS = Q("admin.stats")
+
+
+PROJECTS = ["tmp", "widget", "billing", "chatgpt", "notes"]
+
+
+async def snapshot(db: GraphDB) -> tuple[list[dict], dict[str, str]]:
+    """Node counts per label plus every ingest node and edge with its property hash."""
+    return await db.read(_STATS), await SourceFileRepository(db).fingerprint(PROJECTS)
+
+
+async def test_ingests_every_format(graph_db, ingest_settings, embedder, fixtures: Path) -> None:
+    rep = await ingest_paths(graph_db, ingest_settings, [fixtures], embedder=embedder)
+    assert sorted((Path(f.path).name, f.format, f.outcome) for f in rep.files) == [
+        ("conversations.json", "chatgpt", "new"),
+        ("edge_cases.jsonl", "claude-code", "new"),
+        ("messages.jsonl", "generic", "new"),
+        ("representative_messages.jsonl", "claude-code", "new"),
+        ("rollout-2025-09-14T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl", "codex", "new"),
+        ("single.json", "generic", "new"),
+    ]
+    assert rep.turns_new == 12 + 12 + 11 + 8 + 6 + 2
+    assert rep.turns_failed == 1
+    assert rep.failed
+    bad = [i for i in rep.issues if i.severity == "error"]
+    assert [(Path(i.file).name, i.line) for i in bad] == [("edge_cases.jsonl", 11)]
+
+    sid = session_id("billing", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
+    [s] = await SessionRepository(graph_db).get_many([sid])
+    assert s is not None
+    assert (s.source, s.turn_count, s.input_tokens, s.output_tokens) == ("codex", 11, 12000, 650)
+    assert (s.tool_calls, s.tool_failures, s.compactions) == (3, 1, 1)
+    assert s.tool_stats["shell"].failures == 1
+    assert s.models == ("gpt-5-codex",)
+
+    turns = TurnRepository(graph_db)
+    listed = await turns.list(sid, limit=100)
+    assert [t.ordinal for t in listed] == list(range(11))
+    links = await SessionRepository(graph_db).turn_links(sid)
+    nxt = dict(links)
+    assert nxt[listed[0].id] == listed[1].id
+    assert nxt[listed[-1].id] is None
+    fp = await SourceFileRepository(graph_db).fingerprint(PROJECTS)
+    assert sum(k.startswith("Turn:") for k in fp) == 51
+    assert sum("-HAS_TURN->" in k for k in fp) == 51
+    assert sum("-NEXT->" in k for k in fp) == 51 - 8  # one chain per session, 8 sessions
+    assert sum("-HAS_SESSION->" in k for k in fp) == 8
+
+
+async def test_reingest_is_a_noop(graph_db, ingest_settings, embedder, fixtures: Path) -> None:
+    await ingest_paths(graph_db, ingest_settings, [fixtures], embedder=embedder)
+    before = await snapshot(graph_db)
+    again = await ingest_paths(graph_db, ingest_settings, [fixtures], embedder=embedder)
+    assert {f.outcome for f in again.files} == {"unchanged"}
+    assert again.turns_new == 0
+    assert again.turns_unchanged == 51
+    assert await snapshot(graph_db) == before
+    # even when every file is touched (mtime only), content hashes keep it a no-op
+    for f in sorted(str(p) for p in fixtures.rglob("*.json*")):  # noqa: ASYNC240 - test setup
+        os.utime(f, ns=(10**18, 10**18))
+    third = await ingest_paths(graph_db, ingest_settings, [fixtures], embedder=embedder)
+    assert {f.outcome for f in third.files} == {"unchanged"}
+    assert await snapshot(graph_db) == before
+
+
+async def test_appended_lines_add_only_new_turns(graph_db, ingest_settings, embedder,
+                                                 tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    def line(i: int) -> str:
+        return json.dumps({"session_id": "s1", "project": "p", "role": "user" if i % 2 else
+                           "assistant", "content": f"message number {i}", "id": f"m{i}",
+                           "timestamp": f"2025-01-01T00:00:{i:02d}Z"}) + "\n"
+    path.write_text("".join(line(i) for i in range(5)))
+    first = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    assert first.turns_new == 5
+    with path.open("a") as f:
+        f.write(line(5) + line(6))
+    second = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    assert [f.outcome for f in second.files] == ["appended"]
+    assert second.turns_new == 2
+    assert second.turns_unchanged == 5
+    sid = session_id("p", "s1")
+    [s] = await SessionRepository(graph_db).get_many([sid])
+    assert s is not None
+    assert s.turn_count == 7
+    assert s.user_messages == 3
+    listed = await TurnRepository(graph_db).list(sid)
+    assert [t.source_key for t in listed] == [f"m{i}" for i in range(7)]
+    nxt = dict(await SessionRepository(graph_db).turn_links(sid))
+    assert nxt[turn_id("p", "s1", "m4")] == turn_id("p", "s1", "m5")  # NEXT across the runs
+
+
+async def test_edited_file_reingests_without_duplicates(graph_db, ingest_settings, embedder,
+                                                         fixtures: Path) -> None:
+    path = fixtures / "generic" / "messages.jsonl"
+    await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    lines = path.read_text().splitlines()
+    edited = json.loads(lines[1])
+    edited["content"] = "It runs on port 3000 now."
+    lines[1] = json.dumps(edited)
+    del lines[2]  # m3 disappears
+    path.write_text("\n".join(lines) + "\n")
+    os.utime(path, ns=(1, 1))
+    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    assert [f.outcome for f in rep.files] == ["changed"]
+    assert rep.turns_closed == 1
+    sid = session_id("notes", "g1")
+    listed = await TurnRepository(graph_db).list(sid)
+    assert [t.source_key for t in listed] == ["m1", "m2", "m4"]
+    assert listed[1].text == "It runs on port 3000 now."
+    fp = await SourceFileRepository(graph_db).fingerprint(["notes"])
+    assert sum(k.startswith("Turn:") for k in fp) == 6  # m3 is still stored, just closed
+    all_turns = await TurnRepository(graph_db).get_many([turn_id("notes", "g1", "m3")],
+                                                        known_at=None)
+    assert all_turns == [None]  # closed, not visible now (but not deleted)
+
+
+async def test_dry_run_writes_nothing(graph_db, ingest_settings, fixtures: Path) -> None:
+    before = await snapshot(graph_db)
+    rep = await ingest_paths(graph_db, ingest_settings, [fixtures], dry_run=True)
+    assert rep.dry_run
+    assert rep.turns_new == 51
+    assert {f.outcome for f in rep.files} == {"dry-run"}
+    assert await snapshot(graph_db) == before
+
+
+async def test_hooks_get_each_session_and_its_new_turns(graph_db, ingest_settings, embedder,
+                                                        fixtures: Path) -> None:
+    seen: list[tuple[str, int]] = []
+
+    async def hook(db: GraphDB, session: ParsedSession, turn_ids: list[str]) -> None:
+        assert db is graph_db
+        seen.append((session.key, len(turn_ids)))
+
+    async def broken(db: GraphDB, session: ParsedSession, turn_ids: list[str]) -> None:
+        raise RuntimeError("extractor bug")
+
+    path = fixtures / "generic" / "messages.jsonl"
+    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder,
+                             hooks=[hook, broken])
+    assert seen == [("g1", 4), ("g2", 2)]
+    assert len(rep.hook_errors) == 2
+    assert rep.failed
+    extra = {"session_id": "g2", "project": "notes", "role": "user", "content": "thanks",
+             "timestamp": "2025-10-01T08:10:00Z", "id": "n3"}
+    with path.open("a") as f:
+        f.write(json.dumps(extra) + "\n")
+    seen.clear()
+    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, hooks=[hook],
+                             run_hooks=False)  # --no-extract
+    assert rep.turns_new == 1
+    assert seen == []
+    with path.open("a") as f:
+        f.write(json.dumps(extra | {"id": "n4"}) + "\n")
+    await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, hooks=[hook])
+    assert seen == [("g2", 1)]  # only the appended turn
+
+
+async def test_embeddings_are_stored_with_the_date_prefix(graph_db, ingest_settings, embedder,
+                                                          fixtures: Path) -> None:
+    path = fixtures / "generic" / "single.json"
+    await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    hits = await TurnRepository(graph_db).search_vector(
+        (await embedder.embed(["[2 Oct 2025] user: hello"]))[0], projects=["notes"], k=1)
+    assert hits
+    assert hits[0][0] == turn_id("notes", "doc1", "ordinal-0")
+    assert hits[0][1] > 0.99
+    assert isinstance(np.float32(hits[0][1]), np.floating)
+
+
+async def test_missing_path_and_unknown_file_are_reported(graph_db, ingest_settings, embedder,
+                                                          tmp_path: Path) -> None:
+    junk = tmp_path / "notes.json"
+    junk.write_text('{"hello": 1}')
+    rep = await ingest_paths(graph_db, ingest_settings, [tmp_path / "nope.jsonl", junk],
+                             embedder=embedder)
+    assert [i.reason for i in rep.issues] == ["no such file or directory",
+                                              "format not recognised; pass --format"]
+    assert rep.failed
