@@ -35,8 +35,10 @@ class TurnRepository(TemporalRepository[Turn]):
 
     def _row(self, m: Turn) -> Row:
         row = turn_to_row(m)
-        # lets upsert_many skip unchanged turns (see cypher/turn/upsert_many.cypher)
-        row["row_hash"] = content_hash(json.dumps(row, sort_keys=True, default=str))
+        # lets upsert_many skip unchanged turns (see cypher/turn/upsert_many.cypher); recorded_at
+        # is left out because a re-upsert keeps the stored one and a re-ingest builds a new one
+        content = {k: v for k, v in row.items() if k != "recorded_at"}
+        row["row_hash"] = content_hash(json.dumps(content, sort_keys=True, default=str))
         return row
 
     def _model(self, r: Mapping[str, Any]) -> Turn:

@@ -103,6 +103,10 @@ async def test_upsert_is_idempotent_and_keeps_first_recorded_at(any_db: GraphDB)
     assert await node_counts(any_db) == before == {"Turn": 1}
     got = await turns.get(first.id)
     assert (got.text, got.recorded_at) == ("edited", REC)
+    # an unchanged turn re-ingested later (new recorded_at) is skipped, not rewritten
+    again = later.model_copy(update={"recorded_at": REC + timedelta(days=2)})
+    assert await turns.upsert_many([again]) == 0
+    assert await turns.get(first.id) == later.model_copy(update={"recorded_at": REC})
 
 
 async def test_close_never_deletes(any_db: GraphDB) -> None:
