@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -87,11 +86,6 @@ def collect_files(paths: Iterable[Path], issues: list[ParseIssue]) -> list[tuple
         else:
             issues.append(ParseIssue(file=str(p), reason="no such file or directory"))
     return out
-
-
-def _read(path: Path) -> tuple[os.stat_result, bytes]:
-    st = path.stat()
-    return st, path.read_bytes()
 
 
 def _sha(data: bytes | memoryview) -> str:
@@ -170,6 +164,10 @@ class _FileContext:
         self.states = SourceFileRepository(self.db)
         self.writer = TurnWriter(self.db)
 
+    def _unchanged(self, key: str, name: str, state: SourceFileState) -> None:
+        self.run.turns_unchanged += state.turns
+        self._done(FileReport(path=key, format=name, outcome="unchanged"))
+
     def _done(self, rep: FileReport) -> None:
         self.run.files.append(rep)
         if self.progress:
@@ -206,12 +204,13 @@ class _FileContext:
         if state is not None and state.format != name:
             state = None  # the format changed (forced): start over
         t0 = time.perf_counter()
-        st, data = await asyncio.to_thread(_read, path)
-        if state is not None and state.size == len(data) and (
-            state.mtime_ns == st.st_mtime_ns or state.file_sha == _sha(data)
-        ):
-            self.run.turns_unchanged += state.turns
-            self._done(FileReport(path=key, format=name, outcome="unchanged"))
+        st = await asyncio.to_thread(path.stat)
+        if state is not None and state.size == st.st_size and state.mtime_ns == st.st_mtime_ns:
+            self._unchanged(key, name, state)  # same size and mtime: not even read
+            return
+        data = await asyncio.to_thread(path.read_bytes)
+        if state is not None and state.size == len(data) and state.file_sha == _sha(data):
+            self._unchanged(key, name, state)  # touched, not changed
             return
         cursor: ParseCursor | None = None
         outcome: FileOutcome = "new" if state is None else "changed"

@@ -1,0 +1,210 @@
+"""The `remgraph ingest` command.
+
+`remgraph ingest PATH... [--format F] [--project P] [--dry-run] [--json] [--no-extract] [--watch]`.
+
+The command only parses arguments, builds settings, opens the graph and calls
+`ingest.pipeline.ingest_paths`. The composition root mounts it with `register(app, hooks=...)`,
+passing a factory for the post-session hooks (knowledge extraction); `--no-extract` skips them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from graph.connect import graph_session
+from graph.db import GraphDB
+from ingest.config import IngestSettings
+from ingest.models import FileReport, IngestReport
+from ingest.pipeline import PostSessionHook, ingest_paths
+from ingest.sources.detect import FORMATS
+
+__all__ = ["HookFactory", "RichProgress", "app", "register", "run_ingest"]
+
+HookFactory = Callable[[GraphDB, IngestSettings], Sequence[PostSessionHook]]
+"""Builds the post-session hooks for an open graph (the root passes the extractor's)."""
+
+FORMAT_CHOICES = ("auto", *FORMATS)
+
+
+class RichProgress:
+    """A Rich progress bar over files, with turns and turns/s."""
+
+    def __init__(self, console: Console) -> None:
+        self.started = time.perf_counter()
+        self.turns = 0
+        self.bar = Progress(
+            TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("files · {task.fields[turns]} turns · {task.fields[rate]} turns/s"),
+            TimeElapsedColumn(), TextColumn("{task.fields[current]}"), console=console,
+            transient=False,
+        )
+        self.task = self.bar.add_task("ingest", total=0, turns=0, rate="0", current="")
+
+    def files_total(self, n: int) -> None:
+        self.bar.update(self.task, total=n)
+
+    def file_started(self, path: str, fmt: str) -> None:
+        self.bar.update(self.task, current=f"{Path(path).name} ({fmt})")
+
+    def turns_written(self, n: int) -> None:
+        self.turns += n
+        rate = self.turns / max(time.perf_counter() - self.started, 1e-6)
+        self.bar.update(self.task, turns=self.turns, rate=f"{rate:.0f}")
+
+    def file_done(self, report: FileReport) -> None:
+        self.bar.advance(self.task)
+
+
+def summary_table(rep: IngestReport) -> Table:
+    """The end-of-run table: files, sessions, turns new/unchanged/skipped/failed, timings."""
+    t = Table(title="ingest summary", show_header=True)
+    for col in ("files", "sessions", "turns new", "unchanged", "skipped", "failed", "closed",
+                "turns/s"):
+        t.add_column(col, justify="right")
+    t.add_row(str(len(rep.files)), str(rep.sessions), str(rep.turns_new),
+              str(rep.turns_unchanged), str(rep.turns_skipped), str(rep.turns_failed),
+              str(rep.turns_closed), f"{rep.turns_per_s:.0f}")
+    return t
+
+
+def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -> None:
+    """Summary table, stage timings and the first issues (file:line reason)."""
+    console.print(summary_table(rep))
+    stages = ", ".join(f"{k} {v:.2f}s" for k, v in rep.timings.items() if v)
+    console.print(f"[dim]stages: {stages}[/]")
+    for i in rep.issues[:max_issues]:
+        colour = {"error": "red", "warning": "yellow"}.get(i.severity, "dim")
+        where = f"{i.file}:{i.line}" if i.line is not None else i.file
+        console.print(f"[{colour}]{i.severity}[/] {where}: {i.reason}", highlight=False)
+    if len(rep.issues) > max_issues:
+        console.print(f"... and {len(rep.issues) - max_issues} more issues (use --json)")
+    for e in rep.hook_errors:
+        console.print(f"[red]hook error[/] {e}", highlight=False)
+    if rep.dry_run:
+        console.print("[yellow]dry run: nothing was written[/]")
+    elif rep.turns_new == 0 and not rep.failed:
+        console.print("nothing new: every file was already ingested")
+
+
+async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
+                     project: str | None, dry_run: bool, as_json: bool, extract: bool,
+                     watch: bool, hooks: HookFactory | None, console: Console) -> int:
+    """Open the graph, ingest (once, or until interrupted with `--watch`) and report.
+
+    Returns the exit code: 1 when anything failed, else 0.
+    """
+    async with graph_session(settings) as db:
+        hook_list = list(hooks(db, settings)) if hooks is not None and extract else []
+        if not watch:
+            progress = None if as_json else RichProgress(console)
+            if progress:
+                progress.bar.start()
+            try:
+                rep = await ingest_paths(db, settings, paths, fmt=fmt, project=project,
+                                         dry_run=dry_run, hooks=hook_list, run_hooks=extract,
+                                         progress=progress)
+            finally:
+                if progress:
+                    progress.bar.stop()
+            if as_json:
+                typer.echo(json.dumps(rep.to_json(), indent=1))
+            else:
+                print_report(rep, console)
+            return 1 if rep.failed else 0
+        return await _watch(db, settings, paths, fmt=fmt, project=project, hooks=hook_list,
+                            extract=extract, as_json=as_json, console=console)
+
+
+async def _watch(db: GraphDB, settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
+                 project: str | None, hooks: list[PostSessionHook], extract: bool, as_json: bool,
+                 console: Console) -> int:
+    """Poll the paths; appended lines are read from the saved offset. SIGINT/SIGTERM stop."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    from graph.embed import make_embedder
+
+    embedder = make_embedder(settings.embedding) if settings.ingest.embed else None
+    failed = False
+    if not as_json:
+        console.print(f"watching {', '.join(map(str, paths))} (Ctrl-C stops)")
+    try:
+        while not stop.is_set():
+            rep = await ingest_paths(db, settings, paths, fmt=fmt, project=project, hooks=hooks,
+                                     run_hooks=extract, embedder=embedder)
+            failed = failed or rep.failed
+            if rep.turns_new or rep.issues:
+                if as_json:
+                    typer.echo(json.dumps(rep.to_json()))
+                else:
+                    console.print(f"{time.strftime('%H:%M:%S')} +{rep.turns_new} turns in "
+                                  f"{rep.sessions} sessions, {len(rep.issues)} issues")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=settings.ingest.watch_interval_s)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+    if not as_json:
+        console.print("stopped")
+    return 1 if failed else 0
+
+
+def register(parent: typer.Typer, *, hooks: HookFactory | None = None,
+             name: str = "ingest") -> None:
+    """Add the `ingest` command to `parent`, with the root's post-session hook factory."""
+
+    @parent.command(name)
+    def ingest(
+        paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help=(
+            "auto | claude-code | codex | chatgpt | generic | locomo"))] = "auto",
+        project: Annotated[str | None, typer.Option(help="Project slug for every session")] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run",
+                                              help="Parse only; write nothing")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON")] = False,
+        no_extract: Annotated[bool, typer.Option("--no-extract",
+                                                 help="Skip knowledge extraction")] = False,
+        watch: Annotated[bool, typer.Option("--watch", help=(
+            "Keep ingesting appended lines until stopped"))] = False,
+        batch_size: Annotated[int | None, typer.Option(help="Turns per batch")] = None,
+    ) -> None:
+        """Ingest agent transcripts (Claude Code, Codex, ChatGPT, generic JSONL, LoCoMo)."""
+        if fmt not in FORMAT_CHOICES:
+            raise typer.BadParameter(f"choose one of {', '.join(FORMAT_CHOICES)}",
+                                     param_hint="--format")
+        settings = IngestSettings()
+        if batch_size is not None:
+            settings = settings.model_copy(update={"ingest": settings.ingest.model_copy(
+                update={"batch_size": batch_size})})
+        console = Console(stderr=as_json)
+        code = asyncio.run(run_ingest(settings, paths, fmt=fmt, project=project,
+                                      dry_run=dry_run, as_json=as_json, extract=not no_extract,
+                                      watch=watch, hooks=hooks, console=console))
+        raise typer.Exit(code)
+
+
+app = typer.Typer(help="Ingest agent transcripts.", pretty_exceptions_enable=False)
+"""A stand-alone app (`python -m ingest.cli PATH...`) without extraction hooks."""
+register(app)
+
+if __name__ == "__main__":
+    app()
