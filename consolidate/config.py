@@ -136,6 +136,8 @@ class ConsolidateSection(BaseModel):
     """How often the worker checks for due jobs."""
     worker_jitter_s: float = Field(default=10.0, ge=0)
     """Random extra delay per check so workers do not align."""
+    projects: tuple[str, ...] = ("*",)
+    """Scopes the worker consolidates: project slugs, or `*` for all projects together."""
     report_dir: Path | None = None
     """Where admin reports go; default `<data dir>/reports`."""
     schedules: dict[str, Schedule] = Field(default_factory=_default_schedules)

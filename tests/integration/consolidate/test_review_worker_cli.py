@@ -1,0 +1,211 @@
+import asyncio
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from consolidate.cli import rem_app
+from consolidate.runner import run_job
+from consolidate.service import RemService
+from consolidate.worker import run_worker
+from graph.errors import NotFoundError
+from graph.models import Lesson, Session
+from graph.ports import Consolidator
+from graph.repositories.findings import FindingRepository
+from graph.repositories.jobs import JobRepository
+from graph.repositories.rem import RemRepository
+from graph.timeutil import to_ms
+from tests.integration.consolidate.seed import NOW, at, put_lessons, put_sessions, vec
+
+
+async def _close_pair(db):
+    mixed = [0.0] * 384
+    mixed[4], mixed[9] = 0.85, math.sqrt(1 - 0.85**2)
+    await put_lessons(
+        db,
+        [
+            Lesson(
+                id="les_a",
+                project="p",
+                title="prefer uv",
+                embedding=vec(4, 1),
+                valid_from=at(9),
+                recorded_at=at(9),
+                source_turn_ids=("t1",),
+            ),
+            Lesson(
+                id="les_b",
+                project="p",
+                title="prefer uv for installs",
+                embedding=tuple(mixed),
+                valid_from=at(2),
+                recorded_at=at(2),
+                source_turn_ids=("t2",),
+            ),
+            Lesson(
+                id="les_stale",
+                project="p",
+                title="unused",
+                embedding=vec(8, 1),
+                valid_from=at(90),
+                recorded_at=at(90),
+            ),
+        ],
+    )
+
+
+async def test_approving_a_merge_finding_merges_and_rejecting_keeps(graph_db, rem_settings):
+    await _close_pair(graph_db)
+    await run_job("duplicates", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    await run_job("staleness", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    service = RemService(graph_db, rem_settings)
+    assert isinstance(service, Consolidator)
+    open_ = {f["kind"]: f for f in await service.findings(project="p", status="open")}
+    assert set(open_) == {"duplicate_lesson", "stale"}
+
+    with pytest.raises(NotFoundError):
+        await service.review_finding(
+            project="other", finding_id=open_["stale"]["id"], status="approved"
+        )
+    rejected = await service.review_finding(
+        project="p", finding_id=open_["stale"]["id"], status="rejected"
+    )
+    assert rejected["status"] == "rejected"
+    applied = await service.review_finding(
+        project="p", finding_id=open_["duplicate_lesson"]["id"], status="approved"
+    )
+    assert applied["status"] == "applied"
+    live = {r.lesson.id: r.lesson for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
+    assert "les_b" not in live
+    assert live["les_a"].source_turn_ids == ("t1", "t2")
+    assert "les_stale" in live  # rejected: nothing archived
+    # a later run does not reopen decided findings
+    await run_job("staleness", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert await service.findings(project="p", status="open") == []
+
+
+async def test_the_worker_runs_one_cycle_of_due_jobs(graph_db, rem_settings):
+    await put_sessions(
+        graph_db,
+        [
+            Session(
+                id=f"ses_{i}", project="p", started_at=at(i), valid_from=at(i), recorded_at=at(i)
+            )
+            for i in range(6)
+        ],
+    )
+    s = rem_settings.model_copy(
+        update={
+            "consolidate": rem_settings.consolidate.model_copy(
+                update={"projects": ("p",), "worker_interval_s": 0.01, "worker_jitter_s": 0.0}
+            )
+        }
+    )
+    stats = await asyncio.wait_for(run_worker(graph_db, s, max_cycles=1), timeout=60)
+    ran = {r.job for r in stats.runs}
+    # 6 sessions: staleness (every 5), communities (fibonacci 5), extraction (log from 5) and the
+    # cron jobs (never ran) are due; duplicates (10) and rollups (20) are not
+    assert {"staleness", "communities", "extraction", "topic_weights"} <= ran
+    assert "duplicates" not in ran
+    assert "rollups" not in ran
+    assert all(r.status == "succeeded" for r in stats.runs), [r.error for r in stats.runs]
+    states = {x.job: x for x in await JobRepository(graph_db).states("p")}
+    assert states["staleness"].sessions_at_last_run == 6
+    # nothing is due right after a cycle
+    again = await asyncio.wait_for(run_worker(graph_db, s, max_cycles=1), timeout=60)
+    assert again.runs == []
+
+
+async def test_the_worker_stops_when_asked(graph_db, rem_settings):
+    s = rem_settings.model_copy(
+        update={
+            "consolidate": rem_settings.consolidate.model_copy(
+                update={"projects": ("p",), "worker_interval_s": 3600}
+            )
+        }
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_worker(graph_db, s, stop=stop))
+    await asyncio.sleep(0.5)
+    stop.set()
+    stats = await asyncio.wait_for(task, timeout=10)
+    assert stats.cycles == 1
+
+
+def _env(graph_settings, tmp_path):
+    env = dict(os.environ)
+    env.update(
+        {
+            "REMGRAPH_ENGINE": "falkordb",
+            "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
+            "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
+            "REMGRAPH_EMBEDDED__DATA_DIR": str(tmp_path / "data"),
+            "REMGRAPH_CONSOLIDATE__REPORT_DIR": str(tmp_path / "reports"),
+        }
+    )
+    return env
+
+
+async def test_cli_runs_a_job_reports_and_applies_recommendations(
+    graph_db, graph_settings, tmp_path, monkeypatch
+):
+    await _close_pair(graph_db)
+    for k, v in _env(graph_settings, tmp_path).items():
+        monkeypatch.setenv(k, v)
+    runner = CliRunner()
+
+    def invoke(*args):
+        # the CLI runs its own event loop: call it from a worker thread
+        return runner.invoke(rem_app, list(args), catch_exceptions=False)
+
+    res = await asyncio.to_thread(
+        invoke, "job", "duplicates", "--project", "p", "--out", str(tmp_path / "out")
+    )
+    assert res.exit_code == 0, res.output
+    assert "duplicates" in res.output
+    assert len(list((tmp_path / "out").glob("rem-p-*.json"))) == 1
+    res = await asyncio.to_thread(invoke, "findings", "--project", "p", "--json")
+    assert json.loads(res.output)[0]["kind"] == "duplicate_lesson"
+    res = await asyncio.to_thread(invoke, "status", "--project", "p")
+    assert "duplicates" in res.output
+    res = await asyncio.to_thread(invoke, "run", "--project", "p", "--job", "staleness", "--auto")
+    assert res.exit_code == 0, res.output
+    assert "applied 2 recommended actions" in res.output
+    assert await FindingRepository(graph_db).list_findings("p", status="open") == []
+    res = await asyncio.to_thread(invoke, "report", "--project", "p")
+    assert res.exit_code == 0, res.output
+    assert "# REM cycle report: p" in res.output
+
+
+def test_worker_process_shuts_down_gracefully_on_sigterm(graph_settings, tmp_path):
+    env = _env(graph_settings, tmp_path)
+    env["REMGRAPH_CONSOLIDATE__WORKER_INTERVAL_S"] = "3600"
+    code = (
+        "import typer; from consolidate.cli import worker; "
+        "app = typer.Typer(); app.command()(worker); app()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # blocks until the worker is up (bounded by the timeout)
+        assert "worker started" in first
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert "worker stopped after 1 cycles" in out
