@@ -1,0 +1,119 @@
+"""Ingest benchmark: LoCoMo dev (2,760 turns) and optionally synthetic transcripts.
+
+Everything goes into a fresh embedded FalkorDB with the local embedding model.
+Run: `python bench/bench_ingest.py [--locomo PATH] [--synthetic N] [--out FILE]`.
+Reports turns/s end to end and per stage (parse, embed, write); the embedding model is loaded
+before the clock starts (its one-off load is reported separately). Writes JSON results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from graph.config import EmbeddedSettings, EmbeddingSettings  # noqa: E402
+from graph.embed import make_embedder  # noqa: E402
+from graph.embedded import EmbeddedServer  # noqa: E402
+from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
+from graph.migrate import migrate  # noqa: E402
+from ingest.config import IngestSettings  # noqa: E402
+from ingest.pipeline import ingest_paths  # noqa: E402
+
+DEFAULT_LOCOMO = ROOT.parent / "shared" / "benchmarks" / "locomo" / "locomo-dev.json"
+
+
+def _machine() -> dict[str, Any]:
+    mem = 0
+    try:
+        with Path("/proc/meminfo").open() as f:
+            mem = int(f.readline().split()[1]) * 1024
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "memory_gib": round(mem / 2**30, 1),
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str) -> dict[str, Any]:
+    server = EmbeddedServer(EmbeddedSettings(data_dir=data_dir))
+    server.start()
+    try:
+        db = FalkorDBGraph(graph_name="bench", unix_socket=str(server.socket_path))
+        await migrate(db)
+        embedder = make_embedder(EmbeddingSettings(cache_size=0))
+        t0 = time.perf_counter()
+        await embedder.embed(["warm up the model"])
+        load_s = time.perf_counter() - t0
+        rep = await ingest_paths(db, settings, [path], embedder=embedder)
+        again = await ingest_paths(db, settings, [path], embedder=embedder)
+        await db.close()
+    finally:
+        server.stop()
+    total = rep.timings["total"]
+    n = rep.turns_new
+    return {
+        "dataset": label, "path": str(path), "turns": n, "sessions": rep.sessions,
+        "failed": rep.turns_failed, "issues": len(rep.issues),
+        "model_load_s": round(load_s, 2),
+        "seconds": rep.timings, "turns_per_s": round(n / total, 1) if total else None,
+        "stage_turns_per_s": {k: round(n / v, 1) for k, v in rep.timings.items()
+                              if k in ("parse", "embed", "write") and v > 0},
+        "rerun": {"outcomes": sorted({f.outcome for f in again.files}),
+                  "turns_new": again.turns_new, "seconds": again.timings["total"]},
+        "batch_size": settings.ingest.batch_size, "overlap": settings.ingest.overlap,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
+    ap.add_argument("--synthetic", type=int, default=0, help="also ingest N synthetic turns")
+    ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--no-overlap", action="store_true")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest.json")
+    args = ap.parse_args()
+    settings = IngestSettings(ingest={"batch_size": args.batch_size,
+                                      "overlap": not args.no_overlap})
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        r = asyncio.run(_run(args.locomo, Path(tmp) / "locomo", settings, "locomo-dev"))
+        print(json.dumps(r, indent=1))
+        results.append(r)
+        if args.synthetic:
+            syn = Path(tmp) / "synthetic"
+            subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "--turns",
+                            str(args.synthetic), "--out", str(syn)], check=True)
+            r = asyncio.run(_run(syn, Path(tmp) / "syn-db", settings,
+                                 f"synthetic-{args.synthetic}"))
+            r["peak_rss_mib"] = round(_peak_rss_mib(), 1)
+            print(json.dumps(r, indent=1))
+            results.append(r)
+    out = {"benchmark": "ingest", "when": datetime.now(UTC).isoformat(timespec="seconds"),
+           "machine": _machine(), "target_turns_per_s": 300, "results": results}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
