@@ -72,7 +72,8 @@ def correction_effective_weight(
         g: reinforcement exponent (< 1 gives diminishing returns).
         half_life_days: decay constant in days.
     """
-    return base * max(1.0, reinforcement) ** g * decay(days_since_last_seen, half_life_days)
+    boost: float = max(1.0, reinforcement) ** g
+    return base * boost * decay(days_since_last_seen, half_life_days)
 
 
 def correction_status(

@@ -48,7 +48,10 @@ __all__ = ["OfflineExtractor", "normalize_rule"]
 
 # --- corrections ---------------------------------------------------------------------------------
 
-_LEAD = r"(?:(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry)[,.!:]?\s+)*"
+_LEAD = (
+    r"(?:(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry)"
+    r"[,.!:]?\s+)*"
+)
 _X = r"(?P<x>[^.,;!?\n]{1,80}?)"
 _Y = r"(?P<y>[^.,;!?\n]{1,80}?)"
 _END = r"\s*(?:[.,;!?\n]|$)"
@@ -71,19 +74,22 @@ _ALWAYS = re.compile(
     re.IGNORECASE,
 )
 _FROM_NOW = re.compile(
-    rf"^{_LEAD}(?:from now on|going forward|in future|in the future),?\s+(?P<x>[^.;!?\n]{{3,120}}?){_END}",
+    rf"^{_LEAD}(?:from now on|going forward|in future|in the future),?\s+"
+    rf"(?P<x>[^.;!?\n]{{3,120}}?){_END}",
     re.IGNORECASE,
 )
 _TOLD = re.compile(
     r"^(?:" + _LEAD + r")(?:i told you|i already told you|i said|as i said|like i said)"
-    r"(?: (?:before|earlier|already))?,?\s+(?:to\s+|that\s+)?(?P<x>[^.;!?\n]{3,120}?)\s*(?:[.;!?\n]|$)",
+    r"(?: (?:before|earlier|already))?,?\s+(?:to\s+|that\s+)?"
+    r"(?P<x>[^.;!?\n]{3,120}?)\s*(?:[.;!?\n]|$)",
     re.IGNORECASE,
 )
 _ACTUALLY = re.compile(
     r"^(?:no[,.!]?\s+)?actually,?\s+(?P<x>[^.;!?\n]{3,120}?)\s*(?:[.;!?\n]|$)", re.IGNORECASE
 )
 _WRONG = re.compile(
-    r"^(?:no[,.!]?\s+)?(?:that'?s|this is|that is|it'?s)\s+(?:wrong|incorrect|not right|not correct)"
+    r"^(?:no[,.!]?\s+)?(?:that'?s|this is|that is|it'?s)\s+"
+    r"(?:wrong|incorrect|not right|not correct)"
     r"[,.:;!]?\s*(?P<x>[^;!?\n]{0,160})",
     re.IGNORECASE,
 )
@@ -217,10 +223,12 @@ def correction_from_clause(clause: str) -> tuple[str, str, str, bool, str | None
 _OBJ = r"(?P<obj>[A-Za-z0-9][\w.+#\- ]{0,40}?)"
 _DECIDE = re.compile(
     r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|we decided to|"
-    r"(?:i|we) (?:chose|choose|picked|pick)|decided to|decision:|going with|we(?:'re| are) going with|"
+    r"(?:i|we) (?:chose|choose|picked|pick)|decided to|decision:|going with|"
+    r"we(?:'re| are) going with|"
     r"switch(?:ing|ed)? to|migrate(?:d)? to|move to)\s+(?:use\s+|go with\s+|using\s+|switch to\s+)?"
     + _OBJ
-    + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?\s*(?:[.,;!?\n]|\binstead\b|$)",
+    + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?"
+    + r"\s*(?:[.,;!?\n]|\binstead\b|$)",
     re.IGNORECASE,
 )
 _PREFER = re.compile(
@@ -233,42 +241,26 @@ _TODO = re.compile(
     r"don'?t forget to)\s+(?P<x>[^.;!?\n]{4,120})",
     re.IGNORECASE,
 )
-_PERSONAL = [
+_CAPS = r"(?P<x>[A-Z][\w&\-]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w&\-]*){0,4})"
+_ROLE = r"(?P<x>[a-z][a-z\- ]{2,40}?)\s*(?:[.,;!?\n]|\bat\b|\bfor\b|$)"
+_PERSONAL: list[tuple[re.Pattern[str], str]] = [
     (
-        re.compile(
-            r"\bi (?:just |recently )?(?:moved|relocated) to (?P<x>[A-Z][\w\- ]{1,40}?)\s*(?:[.,;!?\n]|\bfor\b|\bwith\b|\blast\b|$)"
-        ),
+        re.compile(r"\b[Ii] (?:just |recently |finally )?(?:moved|relocated) to " + _CAPS),
         "lives in",
     ),
-    (
-        re.compile(r"\bi (?:now )?live in (?P<x>[A-Z][\w\- ]{1,40}?)\s*(?:[.,;!?\n]|\bwith\b|$)"),
-        "lives in",
-    ),
-    (
-        re.compile(
-            r"\bi (?:now |currently )?work (?:at|for) (?P<x>[A-Z][\w&\- ]{1,40}?)\s*(?:[.,;!?\n]|\bas\b|$)"
-        ),
-        "works at",
-    ),
+    (re.compile(r"\b[Ii] (?:now |currently )?live in " + _CAPS), "lives in"),
+    (re.compile(r"\b[Ii] (?:now |currently )?work (?:at|for) " + _CAPS), "works at"),
+    (re.compile(r"\b[Ii](?:'m| am) (?:now |currently )?working as an? " + _ROLE), "works as"),
+    (re.compile(r"\b[Ii] work as an? " + _ROLE), "works as"),
     (
         re.compile(
-            r"\bi(?:'m| am) (?:now |currently )?working as an? (?P<x>[a-z][\w\- ]{2,40}?)\s*(?:[.,;!?\n]|\bat\b|$)",
-            re.I,
-        ),
-        "works as",
-    ),
-    (
-        re.compile(r"\bi work as an? (?P<x>[a-z][\w\- ]{2,40}?)\s*(?:[.,;!?\n]|\bat\b|$)", re.I),
-        "works as",
-    ),
-    (
-        re.compile(
-            r"\bmy (?P<rel>dog|cat|pet|son|daughter|wife|husband|partner|boyfriend|girlfriend)(?:'s name)? is (?:called |named )?(?P<x>[A-Z][a-z]{1,20})\b"
+            r"\b[Mm]y (?P<rel>dog|cat|pet|son|daughter|wife|husband|partner|boyfriend|girlfriend)"
+            r"(?:'s name)? is (?:called |named )?(?P<x>[A-Z][a-z]{1,20})\b"
         ),
         "has",
     ),
     (
-        re.compile(r"\bi(?:'ve| have)? (?:just )?started (?P<x>[a-z][\w\- ]{2,40}?ing)\b", re.I),
+        re.compile(r"\b[Ii](?:'ve| have)? (?:just )?started (?P<x>[a-z][\w\- ]{2,40}?ing)\b"),
         "started",
     ),
 ]
@@ -306,7 +298,8 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
 # --- lessons -------------------------------------------------------------------------------------
 
 _ERROR = re.compile(
-    r"(Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b:|\bFAILED\b|\berror(?:\[\w+\])?:|"
+    r"(Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b:|\bFAILED\b|"
+    r"\berror(?:\[\w+\])?:|"
     r"\bfailed\b|command not found|No such file or directory|exit (?:code|status) [1-9]|"
     r"\bpanicked\b|Segmentation fault|\bERR!|cannot find module|permission denied)",
     re.IGNORECASE,

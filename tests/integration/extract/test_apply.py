@@ -73,7 +73,8 @@ async def test_reversed_correction_invalidates_the_old_one(graph_db, embedder) -
     assert live.type == "style"
     links = await repo.links(live.id)
     types = sorted(t for t, src, _ in links if src == live.id)
-    assert "SUPERSEDES" in types and "CONTRADICTS" in types
+    assert "SUPERSEDES" in types
+    assert "CONTRADICTS" in types
     assert hook.report.corrections_invalidated == 1
 
 
@@ -175,7 +176,7 @@ async def test_topics_match_across_sessions_and_relate(graph_db, embedder) -> No
         ("assistant", "Yes: batching vector index updates and a query plan cache will help."),
     ]
     s1 = session("alpha", "t1", 0, lines)
-    s2 = session("beta", "t2", 4, lines[:2] + [("user", "Still slow: the vector index again.")])
+    s2 = session("beta", "t2", 4, [*lines[:2], ("user", "Still slow: the vector index again.")])
     for s in (s1, s2):
         await store(graph_db, s)
         await hook.run(graph_db, s)

@@ -74,7 +74,8 @@ async def test_200_facts_exactly_30_contradictions_closed(graph_db) -> None:
     assert len(active) == 200 - 30 + 5 + 1  # 170 + 30 new − 30 closed + 6 decoys
     # Re-asserting the same batch is a no-op.
     again = await assert_facts(repo, "p", newer, now_ms=now + 2000)
-    assert again.added == [] and again.invalidated == []
+    assert again.added == []
+    assert again.invalidated == []
     assert len(await repo.list_by_project("p")) == len(everything)
 
 

@@ -1,0 +1,193 @@
+"""The LLM extractor against a local OpenAI-compatible HTTP stub (the only fake allowed)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from graph.config import LLMSettings
+from graph.llm import LLMClient
+from ingest.extract.config import ExtractSettings
+from ingest.extract.llm import LLMExtractor, chunk_turns
+from ingest.extract.models import SessionInput, TurnInput
+from tests.openai_stub import chat_completion, run_stub
+
+T0 = datetime(2026, 2, 1, tzinfo=UTC)
+
+
+def _session(n: int = 6, words: int = 5) -> SessionInput:
+    texts = [
+        "Let's set up the database layer.",
+        "I'll use SQLite for the database.",
+        "No, use PostgreSQL instead of SQLite.",
+        "Switching to PostgreSQL. Running the tests.",
+        "ImportError: no module named psycopg",
+        "Installed psycopg; 12 passed.",
+    ]
+    turns = [
+        TurnInput(
+            id=f"t{i}",
+            ordinal=i,
+            role="user" if i % 2 == 0 else "assistant",
+            text=(texts[i % len(texts)] + " filler" * words),
+            timestamp=T0 + timedelta(minutes=i),
+        )
+        for i in range(n)
+    ]
+    return SessionInput(id="s1", project="demo", turns=tuple(turns))
+
+
+OVERVIEW = {
+    "summary": "Set up the database layer on PostgreSQL.",
+    "intent": "Build the database layer",
+    "topics": [
+        {"title": "database layer", "keywords": ["postgresql", "sqlite"], "turns": [0, 1, 2, 99]}
+    ],
+    "outcome": "success",
+    "complexity": 0.4,
+}
+KNOWLEDGE = {
+    "decisions": [
+        {"subject": "database", "predicate": "uses", "object": "PostgreSQL", "turns": [2, 3]},
+        {"subject": "ghost", "predicate": "uses", "object": "nothing", "turns": [77]},
+    ],
+    "corrections": [
+        {
+            "type": "tool_usage",
+            "original_behaviour": "use SQLite",
+            "corrected_behaviour": "use PostgreSQL",
+            "rule_text": "Use PostgreSQL instead of SQLite.",
+            "turns": [2],
+            "confidence": 0.8,
+        }
+    ],
+    "repeated_instructions": [],
+    "frustration_signals": [{"turn": 2, "quote": "No"}],
+    "tool_stats": [{"tool": "Bash", "calls": 2, "failures": 1}],
+    "new_knowledge": [
+        {
+            "title": "psycopg is needed for PostgreSQL",
+            "content": "Problem: ImportError psycopg. Fix: install psycopg.",
+            "applicable_when": "connecting to PostgreSQL from Python",
+            "turns": [4, 5],
+            "has_examples": True,
+        }
+    ],
+    "rules": [],
+}
+QUALITY = {"quality": 0.8, "clarity": 0.9, "efficiency": 0.7, "knowledge_value": 0.6}
+
+
+def _handler(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    system = " ".join(m["content"] for m in body["messages"] if m["role"] == "system")
+    if "reduce" in system:
+        payload: dict[str, Any] = OVERVIEW
+    elif "PASS 1" in system:
+        payload = OVERVIEW
+    elif "PASS 2" in system:
+        payload = KNOWLEDGE
+    else:
+        payload = QUALITY
+    return 200, chat_completion(json.dumps(payload), prompt_tokens=1000, completion_tokens=100)
+
+
+def _client(url: str) -> LLMClient:
+    return LLMClient(
+        LLMSettings(base_url=url, model="stub", input_cost_per_mtok=0.15, output_cost_per_mtok=0.6),
+        base_delay_s=0.01,
+    )
+
+
+async def test_single_pass_session_maps_to_candidates_with_provenance() -> None:
+    with run_stub(_handler) as stub:
+        llm = _client(stub.base_url)
+        ex = LLMExtractor(llm, ExtractSettings())
+        r = await ex.extract(_session())
+        await llm.aclose()
+    assert ex.last_mode == "single"
+    prompts = [" ".join(m["content"] for m in b["messages"]) for _, b in stub.requests]
+    assert [p.split(" (")[0].split()[-1] for p in prompts] == ["1", "2", "3"]
+    assert all(b["temperature"] <= 0.2 for _, b in stub.requests)
+    assert "[2] user: No, use PostgreSQL instead of SQLite." in prompts[0]
+    [topic] = r.topics
+    assert topic.turn_ids == ("t0", "t1", "t2")  # ordinal 99 does not exist: dropped
+    [fact] = r.facts  # the "ghost" decision cites no real turn: dropped
+    assert (fact.subject, fact.object, fact.turn_ids) == ("database", "PostgreSQL", ("t2", "t3"))
+    assert fact.valid_from == T0 + timedelta(minutes=2)
+    [corr] = r.corrections
+    assert corr.rule_text == "Use PostgreSQL instead of SQLite."
+    assert corr.type == "tool_usage"
+    assert corr.turn_ids == ("t2",)
+    [lesson] = r.lessons
+    assert lesson.turn_ids == ("t4", "t5")
+    assert r.enrichment.quality == 0.8
+    assert r.enrichment.outcome == "success"
+    assert r.enrichment.frustration_signals == 1
+    assert r.enrichment.tool_stats == {"Bash": {"calls": 2, "failures": 1}}
+    usage = llm.ledger.as_dict()
+    assert usage["calls"] == 3
+    assert usage["prompt_tokens"] == 3000
+    assert usage["cost_usd"] == round(3000 * 0.15 / 1e6 + 300 * 0.6 / 1e6, 6)
+    assert r.llm_usage["mode"] == "single"
+
+
+async def test_long_session_is_chunked_and_merged() -> None:
+    settings = ExtractSettings(llm_whole_session_tokens=1000, llm_chunk_tokens=500)
+    session = _session(n=24, words=60)  # ~24 × 90 tokens ≈ 2,200 tokens
+    with run_stub(_handler) as stub:
+        llm = _client(stub.base_url)
+        ex = LLMExtractor(llm, settings)
+        r = await ex.extract(session)
+        await llm.aclose()
+    assert ex.last_mode == "chunked"
+    chunks = chunk_turns(session.turns, 500, 0.15)
+    assert len(chunks) >= 4
+    purposes = llm.ledger.by_purpose
+    assert purposes["extract.pass1"].calls == len(chunks)
+    assert purposes["extract.pass2"].calls == len(chunks)
+    assert purposes["extract.reduce"].calls >= 1
+    assert purposes["extract.pass3"].calls == 1
+    # Every chunk reported the same items: merged once, with confidence raised by support.
+    assert len(r.facts) == 1
+    assert len(r.corrections) == 1
+    assert r.corrections[0].confidence > 0.8
+    assert len(stub.requests) == llm.ledger.calls
+
+
+async def test_retries_on_429_and_500_during_extraction() -> None:
+    with run_stub(_handler) as stub:
+        stub.reply(429, {"error": {"message": "slow down"}})
+        stub.reply(500, {"error": {"message": "oops"}})
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm).extract(_session())
+        await llm.aclose()
+    assert llm.ledger.retries == 2
+    assert llm.ledger.calls == 3
+    assert r.facts
+
+
+async def test_json_mode_fallback_when_schema_unsupported() -> None:
+    with run_stub(_handler) as stub:
+        stub.reply(400, {"error": {"message": "json_schema not supported by this server"}})
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm).extract(_session())
+        await llm.aclose()
+    assert r.corrections
+    kinds = [b["response_format"]["type"] for _, b in stub.requests]
+    assert kinds == ["json_schema", "json_object", "json_object", "json_object"]
+
+
+def test_chunk_turns_overlap_on_boundaries() -> None:
+    s = _session(n=30, words=40)
+    chunks = chunk_turns(s.turns, 300, 0.15)
+    assert chunks[0][0].ordinal == 0
+    assert chunks[-1][-1].ordinal == 29
+    covered = {t.ordinal for c in chunks for t in c}
+    assert covered == set(range(30))
+    for a, b in itertools.pairwise(chunks):
+        shared = {t.ordinal for t in a} & {t.ordinal for t in b}
+        assert shared, "consecutive chunks overlap"
+        assert b[0].ordinal > a[0].ordinal
+    assert chunk_turns([], 100, 0.15) == []

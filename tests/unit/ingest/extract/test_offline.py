@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from ingest.extract.models import SessionInput, TurnInput
+from ingest.extract.offline import OfflineExtractor, correction_from_clause, normalize_rule
+
+T0 = datetime(2026, 1, 5, tzinfo=UTC)
+
+
+def _s(*lines) -> SessionInput:
+    turns = []
+    for i, line in enumerate(lines):
+        role, text, *tool = line
+        turns.append(
+            TurnInput(
+                id=f"t{i}",
+                ordinal=i,
+                role=role,
+                text=text,
+                timestamp=T0 + timedelta(minutes=i),
+                tool_name=tool[0] if tool else None,
+                tool_ok=tool[1] if tool else None,
+                speaker=("Ann" if role == "user" else ""),
+            )
+        )
+    return SessionInput(id="s", project="demo", turns=tuple(turns))
+
+
+@pytest.mark.parametrize(
+    ("clause", "rule"),
+    [
+        ("No, use pytest not unittest.", "Use pytest instead of unittest."),
+        (
+            "Please use double quotes, not single quotes",
+            "Use double quotes instead of single quotes.",
+        ),
+        ("Actually, use uv instead of pip", "Use uv instead of pip."),
+        ("don't add comments to the code", "Do not add comments to the code."),
+        ("Stop using print statements", "Stop using print statements."),
+        ("Never push to main directly", "Never push to main directly."),
+        ("Always run the tests before committing", "Always run the tests before committing."),
+        ("From now on, write docstrings in google style", "Write docstrings in google style."),
+        ("I told you to use tabs", "Use tabs."),
+        ("That's wrong, the port is 8080", "The port is 8080."),
+    ],
+)
+def test_correction_cues(clause: str, rule: str) -> None:
+    parsed = correction_from_clause(clause)
+    assert parsed is not None
+    assert parsed[0] == rule
+
+
+@pytest.mark.parametrize(
+    "clause",
+    ["Don't worry about it", "Never mind", "I don't know", "Let's grab lunch", "Thanks a lot!"],
+)
+def test_not_corrections(clause: str) -> None:
+    assert correction_from_clause(clause) is None
+
+
+def test_normalize_rule() -> None:
+    assert normalize_rule("  please use   ruff!! ") == "Use ruff."
+    assert normalize_rule("") == ""
+
+
+def test_extracts_everything_with_provenance() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Let's use SQLite for the database. TODO: add a login page"),
+            ("assistant", "I'll run the tests with unittest."),
+            ("user", "No, use pytest not unittest. I prefer ruff over flake8."),
+            ("assistant", "Running pytest.", "Bash", None),
+            (
+                "tool",
+                "Traceback (most recent call last):\nModuleNotFoundError: No module named 'x'",
+                "Bash",
+                False,
+            ),
+            ("assistant", "The x package is missing, so I'll install it with pip install x."),
+            ("tool", "===== 12 passed in 0.3s =====", "Bash", True),
+        )
+    )
+    [c] = r.corrections
+    assert (c.rule_text, c.type, c.original_behaviour, c.turn_ids) == (
+        "Use pytest instead of unittest.",
+        "tool_usage",
+        "use unittest",
+        ("t2",),
+    )
+    facts = {(f.subject, f.predicate, f.object, f.kind, f.turn_ids) for f in r.facts}
+    assert ("database", "uses", "SQLite", "decision", ("t0",)) in facts
+    assert ("ann", "prefers linter", "ruff", "preference", ("t2",)) in facts
+    assert any(f.kind == "todo" and f.object == "add a login page" for f in r.facts)
+    [lesson] = r.lessons
+    assert lesson.title == "Fix: ModuleNotFoundError: No module named 'x'"
+    assert lesson.turn_ids == ("t4", "t5", "t6")
+    assert "pip install x" in lesson.content
+    assert r.entities.technologies[:3] == ("sqlite", "unittest", "pytest")
+    assert r.entities.people == ("Ann",)
+    assert r.enrichment.tool_stats == {"Bash": {"calls": 2, "failures": 1}}
+
+
+def test_no_lesson_without_a_passing_run() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("tool", "error: cannot find module 'foo'", "Bash", False),
+            ("assistant", "I'll add the foo dependency."),
+            ("tool", "error: cannot find module 'foo'", "Bash", False),
+        )
+    )
+    assert r.lessons == ()
+
+
+def test_personal_facts_from_conversation() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(("user", "Guess what, I just moved to Boston last month! I work at Acme Corp now."))
+    )
+    got = {(f.subject, f.predicate, f.object) for f in r.facts}
+    assert ("ann", "lives in", "Boston") in got
+    assert ("ann", "works at", "Acme Corp") in got
+
+
+def test_topics_prefer_recurring_phrases() -> None:
+    r = OfflineExtractor(max_topics=3).extract_sync(
+        _s(
+            ("user", "The vector index on the graph database is slow for large batches."),
+            ("assistant", "The vector index rebuild runs on every batch insert."),
+            ("user", "Can we batch the vector index updates and cache query plans?"),
+            ("assistant", "Yes: batching vector index updates and a query plan cache will help."),
+        )
+    )
+    assert r.topics[0].title == "vector index"
+    assert r.topics[0].turn_ids == ("t0", "t1", "t2", "t3")
+    assert all(len(t.turn_ids) >= 2 for t in r.topics)
+
+
+def test_deterministic() -> None:
+    s = _s(("user", "Let's use Redis for the cache."), ("assistant", "Redis cache configured."))
+    assert OfflineExtractor().extract_sync(s) == OfflineExtractor().extract_sync(s)
