@@ -106,10 +106,12 @@ def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -
 
 async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
                      project: str | None, dry_run: bool, as_json: bool, extract: bool,
-                     watch: bool, hooks: HookFactory | None, console: Console) -> int:
+                     watch: bool, hooks: HookFactory | None, console: Console,
+                     stop: asyncio.Event | None = None) -> int:
     """Open the graph, ingest (once, or until interrupted with `--watch`) and report.
 
-    Returns the exit code: 1 when anything failed, else 0.
+    `stop` ends a watch (SIGINT and SIGTERM set it too). Returns the exit code: 1 when anything
+    failed, else 0.
     """
     async with graph_session(settings) as db:
         hook_list = list(hooks(db, settings)) if hooks is not None and extract else []
@@ -130,14 +132,14 @@ async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: st
                 print_report(rep, console)
             return 1 if rep.failed else 0
         return await _watch(db, settings, paths, fmt=fmt, project=project, hooks=hook_list,
-                            extract=extract, as_json=as_json, console=console)
+                            extract=extract, as_json=as_json, console=console,
+                            stop=stop or asyncio.Event())
 
 
 async def _watch(db: GraphDB, settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
                  project: str | None, hooks: list[PostSessionHook], extract: bool, as_json: bool,
-                 console: Console) -> int:
+                 console: Console, stop: asyncio.Event) -> int:
     """Poll the paths; appended lines are read from the saved offset. SIGINT/SIGTERM stop."""
-    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)

@@ -1,0 +1,89 @@
+"""The `ingest` command end to end: exit codes, JSON report, and `--watch` tailing a file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from rich.console import Console
+from typer.testing import CliRunner
+
+from graph.config import GraphSettings
+from graph.cypher import Q
+from ingest.cli import register, run_ingest
+from ingest.config import IngestSettings
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
+_STATS = Q("admin.stats")
+
+
+@pytest.fixture
+def env(graph_settings: GraphSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REMGRAPH_ENGINE", "falkordb")
+    monkeypatch.setenv("REMGRAPH_FALKORDB__UNIX_SOCKET", str(graph_settings.falkordb.unix_socket))
+    monkeypatch.setenv("REMGRAPH_GRAPH_NAME", graph_settings.graph_name)
+    monkeypatch.setenv("REMGRAPH_INGEST__EMBED", "false")
+
+
+def test_cli_json_report_and_exit_codes(env: None) -> None:
+    app = typer.Typer()
+    register(app)
+
+    @app.command("noop")
+    def noop() -> None:  # a second command keeps `ingest` a named sub-command
+        """Nothing."""
+
+    runner = CliRunner()
+    ok = runner.invoke(app, ["ingest", str(FIX / "generic"), "--json", "--no-extract"])
+    assert ok.exit_code == 0, ok.output
+    rep = json.loads(ok.stdout)
+    assert rep["turns_new"] == 8
+    assert rep["failed"] is False
+    again = runner.invoke(app, ["ingest", str(FIX / "generic"), "--json"])
+    assert json.loads(again.stdout)["turns_unchanged"] == 8
+    bad = runner.invoke(app, ["ingest", str(FIX / "claude-code" / "edge_cases.jsonl")])
+    assert bad.exit_code == 1  # the malformed line
+    assert "edge_cases.jsonl:11" in bad.output
+    wrong = runner.invoke(app, ["ingest", str(FIX), "--format", "nope"])
+    assert wrong.exit_code == 2
+
+
+async def test_watch_tails_appended_lines(graph_db, graph_settings: GraphSettings,
+                                          tmp_path: Path) -> None:
+    settings = IngestSettings.model_validate(graph_settings.model_dump() | {
+        "ingest": {"embed": False, "watch_interval_s": 0.05}})
+    log = tmp_path / "live.jsonl"
+
+    def line(i: int) -> str:
+        return json.dumps({"session_id": "live", "project": "w", "role": "user",
+                           "content": f"line {i}", "id": f"l{i}", "timestamp": i}) + "\n"
+
+    log.write_text(line(0))
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_ingest(
+        settings, [tmp_path], fmt="auto", project=None, dry_run=False, as_json=True,
+        extract=False, watch=True, hooks=None, console=Console(quiet=True), stop=stop))
+
+    async def turns() -> int:
+        rows = await graph_db.read(_STATS)
+        return sum(int(r["count"]) for r in rows if r["label"] == "Turn")
+
+    async def wait_for(n: int) -> None:
+        for _ in range(400):
+            if await turns() == n:
+                return
+            await asyncio.sleep(0.025)
+        raise AssertionError(f"expected {n} turns, have {await turns()}")
+
+    await wait_for(1)
+    with log.open("a") as f:
+        f.write(line(1) + line(2))
+    await wait_for(3)
+    with log.open("a") as f:
+        f.write(line(3))
+    await wait_for(4)
+    stop.set()
+    assert await asyncio.wait_for(task, timeout=10) == 0
