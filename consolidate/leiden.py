@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import igraph as ig
+import numpy as np
 
 Backend = Literal["igraph", "leidenalg"]
 
@@ -65,6 +66,31 @@ def _sort_key(node: Hashable) -> tuple[str, str]:
     return (type(node).__name__, str(node))
 
 
+def _index(
+    triples: Sequence[tuple[Hashable, Hashable, float]], extra: Sequence[Hashable]
+) -> tuple[list[Hashable], np.ndarray, np.ndarray]:
+    """Sorted node ids and the source/target index arrays of the edges.
+
+    String ids (the normal case) are sorted and indexed by numpy in C; other ids go through
+    Python with the same total order.
+    """
+    m = len(triples)
+    if all(isinstance(x, str) for x in extra) and all(
+        isinstance(a, str) and isinstance(b, str) for a, b, _ in triples
+    ):
+        flat = [a for a, _, _ in triples] + [b for _, b, _ in triples] + list(extra)
+        uniq, inverse = np.unique(np.array(flat, dtype=str), return_inverse=True)
+        return [str(x) for x in uniq.tolist()], inverse[:m], inverse[m : 2 * m]
+    ids: set[Hashable] = set(extra)
+    ids.update(a for a, _, _ in triples)
+    ids.update(b for _, b, _ in triples)
+    order = sorted(ids, key=_sort_key)
+    index = {x: i for i, x in enumerate(order)}
+    src = np.fromiter((index[a] for a, _, _ in triples), dtype=np.int64, count=m)
+    dst = np.fromiter((index[b] for _, b, _ in triples), dtype=np.int64, count=m)
+    return order, src, dst
+
+
 def partition(
     edges: Iterable[tuple[Hashable, Hashable, float]],
     *,
@@ -72,7 +98,7 @@ def partition(
     seed: int = 42,
     resolution: float = 1.0,
     backend: Backend = "igraph",
-    n_iterations: int = -1,
+    n_iterations: int = 2,
 ) -> Partition:
     """Partition an undirected weighted graph into communities by maximising modularity.
 
@@ -83,34 +109,35 @@ def partition(
         seed: random seed; the same edges and seed give the same partition.
         resolution: modularity resolution; higher values give more, smaller communities.
         backend: `igraph` (built-in, fast) or `leidenalg`.
-        n_iterations: Leiden iterations; negative runs until an iteration brings no improvement.
+        n_iterations: Leiden iterations (2, igraph's default); negative runs until an
+            iteration brings no improvement.
 
     Returns:
         The partition; empty when there are no nodes.
     """
-    merged: dict[tuple[Hashable, Hashable], float] = {}
-    ids: set[Hashable] = set(nodes)
-    for a, b, w in edges:
-        ids.add(a)
-        ids.add(b)
-        if a == b or not w > 0:
-            continue
-        key = (a, b) if _sort_key(a) <= _sort_key(b) else (b, a)
-        merged[key] = merged.get(key, 0.0) + float(w)
-    if not ids:
+    triples = edges if isinstance(edges, list) else list(edges)
+    extra = list(nodes)
+    if not triples and not extra:
         return Partition(resolution=resolution, seed=seed, backend=backend)
-    order = sorted(ids, key=_sort_key)
-    index = {n: i for i, n in enumerate(order)}
-    keys = sorted(merged, key=lambda k: (index[k[0]], index[k[1]]))
-    pairs = [(index[a], index[b]) for a, b in keys]
-    weights = [merged[k] for k in keys]
-    g = ig.Graph(n=len(order), edges=pairs, directed=False)
+    order, src, dst = _index(triples, extra)
+    n = len(order)
+    w = np.fromiter((float(x) for _, _, x in triples), dtype=np.float64, count=len(triples))
+    keep = (src != dst) & (w > 0)
+    lo = np.minimum(src, dst)[keep]
+    hi = np.maximum(src, dst)[keep]
+    # one undirected edge per pair, weights summed, in (lo, hi) order: reproducible input
+    keys, inverse = np.unique(lo * n + hi, return_inverse=True)
+    weights = np.bincount(inverse, weights=w[keep], minlength=len(keys)).tolist()
+    pairs = np.column_stack((keys // n, keys % n))
+    g = ig.Graph(n=n, edges=pairs, directed=False)
     raw = _run(
         g, weights, seed=seed, resolution=resolution, backend=backend, n_iterations=n_iterations
     )
     membership = _canonical(order, raw)
-    labels = [membership[n] for n in order]
-    quality = g.modularity(labels, weights=weights or None, resolution=resolution) if pairs else 0.0
+    labels = [membership[x] for x in order]
+    quality = (
+        g.modularity(labels, weights=weights or None, resolution=resolution) if weights else 0.0
+    )
     return Partition(
         membership=membership,
         quality=float(quality),
