@@ -40,7 +40,8 @@ log = logging.getLogger("remgraph.ingest")
 
 PostSessionHook = Callable[[GraphDB, ParsedSession, list[str]], Awaitable[None]]
 """Called after a session's turns are written, with the ids of the turns written this run (the
-composition root registers knowledge extraction here; `--no-extract` skips the hooks)."""
+composition root registers knowledge extraction here; `--no-extract` skips the hooks). A hook
+object may also define `async finish(db)`, awaited once at the end of a run that wrote sessions."""
 
 
 class Progress(Protocol):
@@ -139,6 +140,7 @@ async def ingest_paths(
                        progress=progress, run=run)
     for path, explicit in files:
         await ctx.ingest_file(path, fmt, explicit)
+    await ctx.finish_hooks()
     run.timings["total"] = time.perf_counter() - started
     return IngestReport(
         files=tuple(run.files), sessions=run.sessions, turns_new=run.turns_new,
@@ -329,6 +331,24 @@ class _FileContext:
         self.run.timings["write"] += time.perf_counter() - t0
         if self.progress:
             self.progress.turns_written(len(turns))
+
+    async def finish_hooks(self) -> None:
+        """Await `finish(db)` on hooks that have one, once per run that touched a session."""
+        if not self.hooks or not self.run.sessions or self.dry_run:
+            return
+        t0 = time.perf_counter()
+        for hook in self.hooks:
+            finish = getattr(hook, "finish", None)
+            if finish is None:
+                continue
+            try:
+                await finish(self.db)
+            except GraphUnavailableError:
+                raise
+            except Exception as e:  # reported; the ingest itself succeeded
+                log.exception("post-session hook finish failed")
+                self.run.hook_errors.append(f"finish: {type(e).__name__}: {e}")
+        self.run.timings["hooks"] += time.perf_counter() - t0
 
     async def _run_hooks(self, sessions: list[ParsedSession],
                          written: dict[str, list[str]]) -> None:

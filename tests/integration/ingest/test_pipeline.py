@@ -153,10 +153,21 @@ async def test_hooks_get_each_session_and_its_new_turns(graph_db, ingest_setting
     async def broken(db: GraphDB, session: ParsedSession, turn_ids: list[str]) -> None:
         raise RuntimeError("extractor bug")
 
+    class Finishing:
+        finished = 0
+
+        async def __call__(self, db: GraphDB, session: ParsedSession, ids: list[str]) -> None:
+            pass
+
+        async def finish(self, db: GraphDB) -> None:
+            self.finished += 1
+
+    fin = Finishing()
     path = fixtures / "generic" / "messages.jsonl"
     rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder,
-                             hooks=[hook, broken])
+                             hooks=[hook, broken, fin])
     assert seen == [("g1", 4), ("g2", 2)]
+    assert fin.finished == 1
     assert len(rep.hook_errors) == 2
     assert rep.failed
     extra = {"session_id": "g2", "project": "notes", "role": "user", "content": "thanks",
