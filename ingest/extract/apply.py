@@ -8,6 +8,7 @@ again, ids are deterministic, and existing facts are left alone).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -136,6 +137,9 @@ class KnowledgeWriter:
         self.snapshots = SnapshotRepository(db)
         self._state = _RunState()
         self._now = now_ms()
+        self.timings: dict[str, float] = {
+            "topics": 0.0, "corrections": 0.0, "lessons": 0.0, "facts": 0.0, "finish": 0.0
+        }
 
     @property
     def projects_touched(self) -> set[str]:
@@ -148,10 +152,15 @@ class KnowledgeWriter:
         report = ExtractionReport(sessions=1)
         self._state.projects.add(result.project)
         self._now = now
-        await self._apply_topics(result, report, now)
-        await self._apply_corrections(result, report, now)
-        await self._apply_lessons(result, report, now)
-        await self._apply_facts(result, report, now)
+        for name, step in (
+            ("topics", self._apply_topics),
+            ("corrections", self._apply_corrections),
+            ("lessons", self._apply_lessons),
+            ("facts", self._apply_facts),
+        ):
+            t0 = time.perf_counter()
+            await step(result, report, now)
+            self.timings[name] += time.perf_counter() - t0
         if result.llm_usage:
             report.llm_usage = dict(result.llm_usage)
         return report
@@ -160,11 +169,13 @@ class KnowledgeWriter:
         """End of an ingest run: recompute topic weights and snapshot each touched project."""
         now = now if now is not None else now_ms()
         report = ExtractionReport()
+        t0 = time.perf_counter()
         await self.recompute_topic_weights(now=now)
         for project in sorted(self._state.projects):
             if await self.snapshot(project, now=now) is not None:
                 report.snapshots += 1
         self._state = _RunState()
+        self.timings["finish"] += time.perf_counter() - t0
         return report
 
     # --- topics ----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from ingest.extract.models import (
     TurnInput,
 )
 from ingest.extract.text import (
+    TECH_CATEGORIES,
     capitalised_names,
     clean_text,
     keyphrases,
@@ -95,8 +96,17 @@ _WRONG = re.compile(
 )
 # Imperatives that are conversational, not corrections ("don't worry", "never mind").
 _BENIGN = re.compile(
-    r"^(?:worry|worries|mind|hesitate|be sorry|be afraid|be shy|give up|forget about it|know|"
-    r"think so|think|care|get me wrong|apologi[sz]e|stress|panic|rush|feel bad|be too hard)\b",
+    r"^(?:worry|worries|mind|hesitate|be sorry|be afraid|be shy|give up|forget|know|"
+    r"think so|think|care|get me wrong|apologi[sz]e|stress|panic|rush|feel|be too hard|like|"
+    r"want|need|have|get|see|remember|believe|understand|blame|doubt|miss|regret)\b",
+    re.IGNORECASE,
+)
+# After "always"/"never" an instruction continues with a base-form verb; conversation continues
+# with a past tense, an adjective or an adverb ("never saw this coming", "always up for it").
+_NOT_VERB = re.compile(
+    r"^(?:\w+ed|been|saw|was|were|had|did|said|thought|knew|felt|got|went|made|seen|up|down|"
+    r"good|great|nice|fun|happy|glad|here|there|so|such|a|an|the|my|your|our|too|very|really|"
+    r"just|something|someone|somebody|anything|everything|one|ready|welcome|interested|been)\b",
     re.IGNORECASE,
 )
 _TYPE_RULES: list[tuple[CorrectionType, re.Pattern[str]]] = [
@@ -181,7 +191,7 @@ def correction_from_clause(clause: str) -> tuple[str, str, str, bool, str | None
         verb, x = m.group("verb").lower(), m.group("x").strip()
         return normalize_rule(f"{verb} {x} instead"), f"{verb} {x}", "", False, None
     m = _ALWAYS.match(clause)
-    if m:
+    if m and not _NOT_VERB.match(m.group("x").strip()):
         x = m.group("x").strip()
         adv = m.group("adv").lower()
         prefix = "Always" if adv == "always" else "Make sure to"
@@ -190,6 +200,8 @@ def correction_from_clause(clause: str) -> tuple[str, str, str, bool, str | None
     if m:
         neg, x = m.group("neg").lower(), m.group("x").strip()
         if _BENIGN.match(x) or len(words(x)) < 1:
+            return None
+        if neg == "never" and (_NOT_VERB.match(x) or x.lower().startswith("say never")):
             return None
         lead = {"never": "Never", "stop": "Stop", "quit": "Stop", "avoid": "Avoid"}.get(
             neg, "Do not"
@@ -260,7 +272,11 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         "has",
     ),
     (
-        re.compile(r"\b[Ii](?:'ve| have)? (?:just )?started (?P<x>[a-z][\w\- ]{2,40}?ing)\b"),
+        re.compile(
+            r"\b[Ii](?:'ve| have)? (?:just |recently )?started (?!looking|caring|thinking|feeling|"
+            r"going|getting|trying|working|doing|taking|making|having|being|using|to\b)"
+            r"(?P<x>[a-z]{3,}ing)\b"
+        ),
         "started",
     ),
 ]
@@ -572,12 +588,19 @@ class OfflineExtractor:
         docs = [clean_text(t.text, 3000) for t in docs_turns]
         if not docs or self.max_topics == 0:
             return []
-        phrases = keyphrases(docs, top=self.max_topics * 3)
+        phrases = keyphrases(docs, top=self.max_topics * 4)
         out: list[TopicCandidate] = []
         min_docs = 2 if len(docs) >= 3 else 1
+        names = {w.lower() for p in entities.people for w in p.split()}
+        names |= {w.lower() for t in turns for w in t.speaker.split()}
         for k in phrases:
             if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
                 continue
+            ws = k.phrase.split()
+            if all(w in names for w in ws):
+                continue  # the people talking are entities, not topics
+            if len(ws) == 1 and ws[0].endswith(("ing", "ly")) and ws[0] not in TECH_CATEGORIES:
+                continue  # a lone gerund or adverb ("taking", "really") names no subject
             mention_turns = [docs_turns[i] for i in k.doc_ids]
             texts = [docs[i] for i in k.doc_ids]
             kw = [k.phrase, *top_words(texts, 8, exclude=set(k.phrase.split()))]

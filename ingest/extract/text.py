@@ -575,6 +575,16 @@ def _stem(w: str) -> str:
 _LENGTH_BONUS = {1: 1.0, 2: 1.6, 3: 1.9}
 
 
+def _expand(key: tuple[str, ...], phrase_docs: dict[tuple[str, ...], set[int]]) -> tuple[str, ...]:
+    """The two-word phrase a word mostly occurs in ("support" → "support group"), else the word."""
+    n = len(phrase_docs[key])
+    best, best_n = key, 0
+    for other, ds in phrase_docs.items():
+        if len(other) == 2 and key[0] in other and len(ds) >= max(2, n / 2) and len(ds) > best_n:
+            best, best_n = other, len(ds)
+    return best
+
+
 def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> list[Keyphrase]:
     """Keyphrases over several documents (turns), favouring phrases that recur across them.
 
@@ -611,6 +621,8 @@ def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> lis
     kept: list[Keyphrase] = []
     chosen: list[tuple[str, frozenset[str], set[int]]] = []
     for score, key in scored:
+        if len(key) == 1:
+            key = _expand(key, phrase_docs)
         text = " ".join(key)
         ds = phrase_docs[key]
         if any(
