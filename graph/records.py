@@ -86,6 +86,7 @@ __all__ = [
     "rem_state_to_row",
     "session_from_record",
     "session_to_row",
+    "storable_text",
     "topic_from_record",
     "topic_to_row",
     "turn_from_record",
@@ -138,6 +139,25 @@ def _layout(cls: type[BaseModel]) -> _Layout:
     return _Layout(fields, frozenset(n for n, _ in fields))
 
 
+def storable_text(s: str) -> str:
+    """`s` as both engines can store it: lone surrogates become U+FFFD, NUL characters are dropped.
+
+    Transcripts carry both (broken JSON escapes, binary tool output); a lone surrogate cannot be
+    encoded as UTF-8 at all and FalkorDB's parser ends a query at a NUL, so either would fail the
+    whole batch.
+    """
+    if "\x00" in s:
+        s = s.replace("\x00", "")
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        # utf-16 with surrogatepass re-pairs split surrogate pairs; what is left is replaced
+        return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return s
+
+
 def _to_row(m: BaseModel, skip: frozenset[str] = frozenset()) -> Row:
     row: Row = {}
     for name, kind in _layout(type(m)).fields:
@@ -149,12 +169,12 @@ def _to_row(m: BaseModel, skip: frozenset[str] = frozenset()) -> Row:
         elif kind == "time":
             row[name] = None if v is None else to_ms(v)
         elif kind == "tuple":
-            row[name] = list(v)
+            row[name] = [storable_text(x) if isinstance(x, str) else x for x in v]
         elif kind == "json":
             dumped = v.model_dump(mode="json") if isinstance(v, BaseModel) else _jsonable(v)
             row[name] = json.dumps(dumped, sort_keys=True, separators=(",", ":"))
         else:
-            row[name] = v
+            row[name] = storable_text(v) if isinstance(v, str) else v
     return row
 
 

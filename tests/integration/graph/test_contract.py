@@ -93,6 +93,18 @@ async def test_create_and_read_back_whole_models(any_db: GraphDB) -> None:
     assert (exc.value.kind, exc.value.id) == ("turn", "nope")
 
 
+async def test_hostile_text_lands_with_the_rest_of_the_batch(any_db: GraphDB) -> None:
+    turns = TurnRepository(any_db)
+    batch = [
+        turn("s1", 0, "nul\x00byte"),
+        turn("s1", 1, "lone \ud800 surrogate"),
+        turn("s1", 2, "ok"),
+    ]
+    assert await turns.upsert_many(batch) == 3
+    got = await turns.get_many([t.id for t in batch])
+    assert [t.text for t in got if t] == ["nulbyte", "lone \ufffd surrogate", "ok"]
+
+
 async def test_upsert_is_idempotent_and_keeps_first_recorded_at(any_db: GraphDB) -> None:
     turns = TurnRepository(any_db)
     first = turn("s1", 0, "original")

@@ -220,3 +220,15 @@ def test_models_are_frozen_and_strict() -> None:
         Lesson(id="l", project="p", quality=1.5)
     assert "embedding" not in repr(SAMPLES[2])
     assert Turn.model_fields["role"].description == "Who produced it."
+
+
+def test_text_is_made_storable() -> None:
+    assert records.storable_text("a\x00b") == "ab"
+    assert records.storable_text("x\ud800y") == "x\ufffdy"
+    assert records.storable_text("\ud83d\ude00") == "\U0001f600"  # a split pair is re-joined
+    assert records.storable_text("café") == "café"
+    t = Turn(id="t", project="p", session_id="s", ordinal=0, role="user", text="ok\x00\udc80",
+             speaker="\x00", valid_from=T, recorded_at=T)  # fmt: skip
+    row = records.turn_to_row(t)
+    assert (row["text"], row["speaker"]) == ("ok\ufffd", "")
+    row["text"].encode("utf-8")
