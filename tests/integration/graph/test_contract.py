@@ -256,6 +256,17 @@ async def test_links_and_supersede(any_db: GraphDB) -> None:
         ("s1-t3", "s1-t4"),
         ("s1-t4", None),
     ]
+    # closing a turn closes its edges too; the graph keeps them for earlier known_at reads
+    await turns.close("s1-t4", at=h(10), now=REC + timedelta(days=1))
+    assert [i for i, _ in await sessions.turn_links("s1", as_of=h(5))] == [
+        "s1-t0",
+        "s1-t1",
+        "s1-t2",
+        "s1-t3",
+    ]
+    assert len(await sessions.turn_links("s1", as_of=h(5), known_at=REC)) == 5
+    await sessions.link_turns(ts)  # a re-ingest does not reopen the closed edges
+    assert len(await sessions.turn_links("s1", as_of=h(5))) == 4
     before = await node_counts(any_db)
     await projects.link_sessions([s])
     assert await node_counts(any_db) == before
