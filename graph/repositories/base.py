@@ -40,6 +40,10 @@ OVERFETCH = 4
 """Vector searches ask the index for `k * OVERFETCH` candidates, then filter (FalkorDB cannot
 pre-filter by project or time)."""
 
+MAX_FETCH = 4096
+"""When the filters leave fewer than `k` hits, the search asks again for 8x more candidates, up to
+this many (a small project among large ones would otherwise get no vector hits at all)."""
+
 
 def window(as_of: datetime | None, known_at: datetime | None) -> tuple[int, int]:
     """(`as_of`, `known_at`) in epoch ms; each defaults to now."""
@@ -231,13 +235,19 @@ class TemporalRepository(Generic[M]):
         if k <= 0:
             return []
         a, kn = window(as_of, known_at)
-        rows = await self.db.read(
-            self.vector_query,
-            vector=_vector(vector),
-            projects=None if projects is None else list(projects),
-            k=k,
-            fetch=k * OVERFETCH,
-            as_of=a,
-            known_at=kn,
-        )
+        vec = _vector(vector)
+        fetch = k * OVERFETCH
+        while True:
+            rows = await self.db.read(
+                self.vector_query,
+                vector=vec,
+                projects=None if projects is None else list(projects),
+                k=k,
+                fetch=fetch,
+                as_of=a,
+                known_at=kn,
+            )
+            if len(rows) >= k or fetch >= MAX_FETCH:
+                break
+            fetch = min(fetch * 8, MAX_FETCH)
         return [(r["id"], float(r["score"])) for r in rows]

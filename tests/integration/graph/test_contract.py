@@ -214,6 +214,15 @@ async def test_vector_search_scores_are_similarities(any_db: GraphDB) -> None:
     assert await turns.search_vector(vec(1.0, 0.0), k=0) == []
 
 
+async def test_vector_search_finds_a_small_project_among_large_ones(any_db: GraphDB) -> None:
+    turns = TurnRepository(any_db)
+    crowd = [turn("big", i, "c", embedding=tuple(vec(1.0, 0.001 * i))) for i in range(60)]
+    few = [turn("small", i, "f", project="p2", embedding=tuple(vec(0.5, 1.0))) for i in range(2)]
+    await turns.upsert_many(crowd + few)
+    hits = await turns.search_vector(vec(1.0, 0.0), projects=["p2"], k=2)
+    assert sorted(i for i, _ in hits) == ["small-t0", "small-t1"]
+
+
 async def test_pagination_by_cursor(any_db: GraphDB) -> None:
     sessions, turns = SessionRepository(any_db), TurnRepository(any_db)
     await sessions.upsert_many([session(f"s{i}", project=f"p{1 + i // 4}") for i in range(6)])
