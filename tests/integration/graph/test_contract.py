@@ -20,8 +20,8 @@ from graph.migrate import migrate
 from graph.models import Project, Session, ToolStat, Turn
 from graph.repositories import ProjectRepository, SessionRepository, TurnRepository
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-REC = datetime(2026, 2, 1, tzinfo=UTC)
+T0 = datetime(2020, 1, 1, tzinfo=UTC)
+REC = datetime(2020, 2, 1, tzinfo=UTC)
 """When the test data was "recorded" (record time), after all its event times."""
 DIM = 384
 _STATS = Q("admin.stats")
