@@ -34,7 +34,7 @@ from ingest.sources.base import ParseCursor, ParseOptions, ParseResult
 from ingest.sources.detect import FORMATS, detect_format, parser_for, wanted_file
 from ingest.writer import TurnWriter, session_model, turn_model
 
-__all__ = ["PostSessionHook", "Progress", "collect_files", "ingest_paths"]
+__all__ = ["PostSessionHook", "Progress", "collect_files", "ingest_parsed", "ingest_paths"]
 
 log = logging.getLogger("remgraph.ingest")
 
@@ -151,6 +151,41 @@ async def ingest_paths(
     )
 
 
+async def ingest_parsed(
+    db: GraphDB,
+    settings: IngestSettings,
+    sessions: Sequence[ParsedSession],
+    *,
+    hooks: Sequence[PostSessionHook] = (),
+    run_hooks: bool = True,
+    embedder: Embedder | None = None,
+) -> IngestReport:
+    """Normalise, embed and write already parsed sessions (appends: nothing is closed), then hooks.
+
+    The path for turns that arrive without a file (the API's `ingestTurns`); everything after
+    parsing is the same as for `ingest_paths`.
+    """
+    started = time.perf_counter()
+    run = _Run()
+    if embedder is None and settings.ingest.embed:
+        embedder = make_embedder(settings.embedding)
+    ctx = _FileContext(db=db, settings=settings, project=None, dry_run=False,
+                       hooks=list(hooks) if run_hooks else [], embedder=embedder if
+                       settings.ingest.embed else None, progress=None, run=run)
+    limit = settings.ingest.max_turn_chars
+    normalized = [normalize_session(s, max_chars=limit) for s in sessions]
+    written, _ = await ctx.write(normalized, full=False)
+    await ctx.run_hooks(normalized, written)
+    await ctx.finish_hooks()
+    run.sessions = len(normalized)
+    run.turns_new = sum(len(v) for v in written.values())
+    run.timings["total"] = time.perf_counter() - started
+    return IngestReport(sessions=run.sessions, turns_new=run.turns_new,
+                        turns_failed=run.turns_failed, issues=tuple(run.issues),
+                        timings={k: round(v, 4) for k, v in run.timings.items()},
+                        hook_errors=tuple(run.hook_errors))
+
+
 @dataclass
 class _FileContext:
     db: GraphDB
@@ -244,8 +279,8 @@ class _FileContext:
             self._done(FileReport(path=key, format=name, outcome="dry-run",
                                   sessions=len(sessions), turns_new=new_turns, issues=n_issues))
             return
-        written_ids, closed = await self._write(sessions, full=cursor is None)
-        await self._run_hooks(sessions, written_ids)
+        written_ids, closed = await self.write(sessions, full=cursor is None)
+        await self.run_hooks(sessions, written_ids)
         consumed = result.cursor.offset if parser.incremental else len(data)
         await self.states.save(SourceFileState(
             path=key, format=name, size=len(data), mtime_ns=st.st_mtime_ns, file_sha=_sha(data),
@@ -283,7 +318,7 @@ class _FileContext:
                 texts.append(embedding_text(t, s.date, prefix=prefix))
         return smodels, turns, texts
 
-    async def _write(self, sessions: list[ParsedSession], *, full: bool) -> tuple[
+    async def write(self, sessions: list[ParsedSession], *, full: bool) -> tuple[
             dict[str, list[str]], int]:
         smodels, turns, texts = self._models(sessions)
         t0 = time.perf_counter()
@@ -350,7 +385,7 @@ class _FileContext:
                 self.run.hook_errors.append(f"finish: {type(e).__name__}: {e}")
         self.run.timings["hooks"] += time.perf_counter() - t0
 
-    async def _run_hooks(self, sessions: list[ParsedSession],
+    async def run_hooks(self, sessions: list[ParsedSession],
                          written: dict[str, list[str]]) -> None:
         if not self.hooks:
             return
@@ -362,7 +397,7 @@ class _FileContext:
                     await hook(self.db, s, ids)
                 except GraphUnavailableError:
                     raise
-                except Exception as e:
+                except Exception as e:  # a hook's bug must not lose the ingest
                     log.exception("post-session hook failed for %s", s.key)
                     self.run.hook_errors.append(f"{s.project}/{s.key}: {type(e).__name__}: {e}")
         self.run.timings["hooks"] += time.perf_counter() - t0

@@ -13,15 +13,36 @@ from ingest.sources.detect import FORMATS, parser_for
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
-keys = st.sampled_from(["type", "role", "content", "message", "sessionId", "session_id",
-                        "timestamp", "payload", "uuid", "mapping", "conversation", "text"])
+keys = st.sampled_from(
+    [
+        "type",
+        "role",
+        "content",
+        "message",
+        "sessionId",
+        "session_id",
+        "timestamp",
+        "payload",
+        "uuid",
+        "mapping",
+        "conversation",
+        "text",
+    ]
+)
 records = st.dictionaries(keys, json_values, max_size=6)
-lines = st.lists(st.one_of(records.map(json.dumps), st.text(max_size=40),
-                           st.binary(max_size=40).map(lambda b: b.decode("latin-1"))), max_size=8)
+lines = st.lists(
+    st.one_of(
+        records.map(json.dumps),
+        st.text(max_size=40),
+        st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
+    ),
+    max_size=8,
+)
 
 
 def _check(fmt: str, data: bytes) -> None:

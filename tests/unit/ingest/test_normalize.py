@@ -35,8 +35,13 @@ def test_estimate_tokens_and_slugify() -> None:
 
 
 def test_normalize_turn_hashes_full_text_and_bounds_it() -> None:
-    t = ParsedTurn(key="k", ordinal=0, role="user", text="  hello\x00 " + "z" * 100,
-                   timestamp=datetime(2023, 5, 8, tzinfo=UTC))
+    t = ParsedTurn(
+        key="k",
+        ordinal=0,
+        role="user",
+        text="  hello\x00 " + "z" * 100,
+        timestamp=datetime(2023, 5, 8, tzinfo=UTC),
+    )
     n = normalize_turn(t, max_chars=50)
     assert n.truncated
     assert n.full_size == 106
@@ -47,8 +52,14 @@ def test_normalize_turn_hashes_full_text_and_bounds_it() -> None:
 
 
 def test_embedding_text_prefixes_the_session_date() -> None:
-    t = ParsedTurn(key="k", ordinal=0, role="user", speaker="Caroline", text="hi",
-                   timestamp=datetime(2023, 5, 8, 13, 56, 3, tzinfo=UTC))
+    t = ParsedTurn(
+        key="k",
+        ordinal=0,
+        role="user",
+        speaker="Caroline",
+        text="hi",
+        timestamp=datetime(2023, 5, 8, 13, 56, 3, tzinfo=UTC),
+    )
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert embedding_text(t, when) == "[8 May 2023] Caroline: hi"
     assert embedding_text(t, None, prefix=False) == "Caroline: hi"

@@ -53,7 +53,9 @@ def test_claude_code_sample() -> None:
     assert s.stats.output_tokens == 120 + 85 + 95 + 35 + 110
     assert s.stats.tool_calls == 2
     assert {k: (v.calls, v.failures) for k, v in s.stats.tools.items()} == {
-        "Bash": (1, 0), "Edit": (1, 0)}
+        "Bash": (1, 0),
+        "Edit": (1, 0),
+    }
     assert s.stats.compactions == 1  # the `summary` record
     assert s.stats.models == ("claude-3-sonnet-20240229",)
     assert s.stats.started_at == datetime(2025, 6, 14, 10, 0, tzinfo=UTC)
@@ -69,8 +71,20 @@ def test_claude_code_edge_cases() -> None:
     assert s.project == "widget"
     assert s.meta["git_branch"] == "main"
     keys = [t.key for t in s.turns]
-    assert keys == ["summary:u-010", "u-001", "a-002", "a-003", "u-004", "a-005", "s-006",
-                    "s-007", "s-008", "u-009", "u-010", "a-011"]
+    assert keys == [
+        "summary:u-010",
+        "u-001",
+        "a-002",
+        "a-003",
+        "u-004",
+        "a-005",
+        "s-006",
+        "s-007",
+        "s-008",
+        "u-009",
+        "u-010",
+        "a-011",
+    ]
     by = {t.key: t for t in s.turns}
     assert by["a-003"].parent_key == "a-002"
     assert [t.key for t in s.turns if t.is_sidechain] == ["s-006", "s-007", "s-008"]
@@ -84,7 +98,10 @@ def test_claude_code_edge_cases() -> None:
     assert by["u-004"].full_size > 5000 > len(by["u-004"].text)
     assert s.stats.tool_failures == 1
     assert {k: (v.calls, v.failures) for k, v in s.stats.tools.items()} == {
-        "Bash": (1, 1), "Read": (1, 0), "Task": (1, 0)}
+        "Bash": (1, 1),
+        "Read": (1, 0),
+        "Task": (1, 0),
+    }
     assert s.stats.compactions == 2  # summary record + isCompactSummary
     assert by["u-010"].role == "system"
     assert s.stats.models == ("claude-opus-4-1-20250805", "claude-sonnet-4-20250514")
@@ -92,8 +109,7 @@ def test_claude_code_edge_cases() -> None:
     assert issues == [(11, "error"), (14, "warning")]
     assert r.failed == 1
     assert r.cursor.line == 15
-    assert r.cursor.offset == len((FIX / "claude-code" /
-                                                           "edge_cases.jsonl").read_bytes())
+    assert r.cursor.offset == len((FIX / "claude-code" / "edge_cases.jsonl").read_bytes())
 
 
 def test_codex_rollout() -> None:
@@ -102,13 +118,25 @@ def test_codex_rollout() -> None:
     assert s.project == "billing"
     assert s.meta["git_branch"] == "main"
     assert s.meta["cli_version"] == "0.36.0"
-    assert [t.role for t in s.turns] == ["system", "user", "assistant", "assistant", "tool",
-                                         "assistant", "tool", "assistant", "tool", "assistant",
-                                         "system"]
+    assert [t.role for t in s.turns] == [
+        "system",
+        "user",
+        "assistant",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "system",
+    ]
     assert s.stats.input_tokens == 12000
     assert s.stats.output_tokens == 650
     assert {k: (v.calls, v.failures) for k, v in s.stats.tools.items()} == {
-        "apply_patch": (1, 0), "shell": (2, 1)}
+        "apply_patch": (1, 0),
+        "shell": (2, 1),
+    }
     assert s.stats.compactions == 1
     assert s.stats.models == ("gpt-5-codex",)
     assert s.turns[8].tool_ok is False
