@@ -11,13 +11,19 @@ import os
 import sys
 from typing import Annotated
 
+from pathlib import Path
+
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from consolidate.cli import rem_app
+from consolidate.cli import worker as worker_cmd
 from graph.cli import app as db_app
 from graph.errors import GraphError
 from graph.explore import instructions
+from ingest.cli import register as register_ingest
+from remgraph.wiring import extraction_hooks
 
 app = typer.Typer(
     name="remgraph",
@@ -26,6 +32,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(db_app, name="db")
+app.add_typer(rem_app, name="rem")
+app.command("worker")(worker_cmd)
+register_ingest(app, hooks=extraction_hooks)
 
 err = Console(stderr=True)
 
@@ -50,6 +59,38 @@ def explore(
 ) -> None:
     """Print how to explore the graph in Neo4j Browser with the bundled guides and style sheet."""
     Console().print(instructions(browser_url), highlight=False, soft_wrap=True)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default REMGRAPH_API__PORT)")] = None,
+) -> None:
+    """Serve the GraphQL API (starts the embedded engine when no external one is configured)."""
+    import asyncio
+
+    from remgraph.serve import serve as run_serve
+    from remgraph.settings import Settings
+
+    s = Settings()
+    asyncio.run(run_serve(s, host=host or s.api.host, port=port or s.api.port))
+
+
+@app.command()
+def up(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Transcripts to ingest first")] = None,
+    host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default REMGRAPH_API__PORT)")] = None,
+) -> None:
+    """The main job: start the engine, migrate, ingest PATHS, create an API key, serve the API."""
+    import asyncio
+
+    from remgraph.serve import serve as run_serve
+    from remgraph.settings import Settings
+
+    s = Settings()
+    asyncio.run(run_serve(s, host=host or s.api.host, port=port or s.api.port,
+                          ingest=paths or [], create_key=True))
 
 
 def _describe_validation(e: ValidationError) -> str:

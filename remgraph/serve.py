@@ -1,0 +1,64 @@
+"""`remgraph serve` and `remgraph up`: the API wired to the real ingest pipeline and REM cycle."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+import uvicorn
+from rich.console import Console
+from rich.table import Table
+
+from api.app import create_app
+from graph.connect import open_graph
+from graph.embed import make_embedder
+from graph.migrate import migrate
+from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.projects import ProjectRepository
+from ingest.pipeline import ingest_paths
+from remgraph.settings import Settings
+from remgraph.wiring import api_services, extraction_hooks
+
+console = Console()
+
+
+async def serve(settings: Settings, *, host: str, port: int,
+                ingest: Sequence[Path] = (), create_key: bool = False) -> None:
+    """Open (or start) the engine, migrate, optionally ingest, then serve until interrupted.
+
+    An embedded engine started here is stopped when the server exits.
+    """
+    conn = await open_graph(settings)
+    try:
+        await migrate(conn.db)
+        embedder = make_embedder(settings.embedding)
+        if ingest:
+            console.print(f"ingesting {', '.join(map(str, ingest))} ...")
+            report = await ingest_paths(conn.db, settings, list(ingest),
+                                        hooks=extraction_hooks(conn.db, settings, embedder),
+                                        embedder=embedder)
+            table = Table(title="ingest", show_header=True)
+            for col in ("files", "sessions", "new turns", "unchanged", "failed", "issues", "s"):
+                table.add_column(col)
+            table.add_row(str(len(report.files)), str(report.sessions), str(report.turns_new),
+                          str(report.turns_unchanged), str(report.turns_failed),
+                          str(len(report.issues)), f"{report.timings.get('total', 0):.1f}")
+            console.print(table)
+        if create_key:
+            projects = [p.id for p in await ProjectRepository(conn.db).list(limit=1000)]
+            _, secret = await ApiKeyRepository(conn.db).create("remgraph up", projects)
+            console.print(f"API key for projects {', '.join(projects) or '(none yet)'} "
+                          f"(shown once):\n  [bold]{secret}[/]")
+            console.print(
+                "try:\n  curl -s http://%s:%d/graphql -H 'Authorization: Bearer %s' "
+                "-H 'Content-Type: application/json' -d '{\"query\":\"{ projects { edges { node "
+                "{ id name } } } }\"}'" % (host, port, secret), highlight=False, soft_wrap=True)
+        app = create_app(settings, api_services(conn.db, settings, embedder))
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                               lifespan="on"))
+        console.print(f"[green]remgraph API[/] on http://{host}:{port}/graphql "
+                      f"(engine: {conn.db.address}; Ctrl-C stops)")
+        await server.serve()
+    finally:
+        await conn.close()

@@ -1,0 +1,38 @@
+"""The composition root's wiring: which ingest hooks run, and what the API gets for its ports.
+
+`api/` never imports `ingest/` or `consolidate/`; it depends on the Protocols in `graph/ports.py`.
+This module is where the real implementations meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from api.services import ApiServices
+from consolidate.service import RemService
+from graph.db import GraphDB
+from graph.embed import Embedder, make_embedder
+from ingest.config import IngestSettings
+from ingest.extract.service import ExtractionHook
+from ingest.pipeline import PostSessionHook
+from ingest.service import IngestService
+from remgraph.settings import Settings
+
+
+def extraction_hooks(db: GraphDB, settings: IngestSettings,
+                     embedder: Embedder | None = None) -> Sequence[PostSessionHook]:
+    """Post-session hooks of an ingest run: knowledge extraction (offline, or LLM when configured)."""
+    del db  # the hook receives the graph per call
+    return [ExtractionHook(settings, embedder=embedder)]
+
+
+def api_services(db: GraphDB, settings: Settings, embedder: Embedder | None = None) -> ApiServices:
+    """The API's ports wired to the real ingest pipeline and REM cycle on an open graph."""
+    emb = embedder or make_embedder(settings.embedding)
+    return ApiServices(
+        ingestor=IngestService(db, settings, embedder=emb,
+                               hooks=extraction_hooks(db, settings, emb)),
+        consolidator=RemService(db, settings),
+        embedder=emb,
+        db=db,
+    )
