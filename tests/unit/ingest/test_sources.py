@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from ingest.models import ParsedSession
+from ingest.normalize import normalize_session
 from ingest.sources.base import ParseCursor, ParseOptions, ParseResult
 from ingest.sources.detect import detect_format, parser_for
 
@@ -224,3 +226,35 @@ def test_bad_encoding_is_reported_and_the_line_kept() -> None:
     assert [i.severity for i in r.issues] == ["warning"]
     assert "U+FFFD" in r.issues[0].reason
     assert r.sessions[0].turns[0].text == "caf\ufffd"
+
+
+def test_truncated_json_document_is_one_error() -> None:
+    data = (FIX / "chatgpt" / "conversations.json").read_bytes()[:500]
+    r = parser_for("chatgpt").parse(data, None, ParseOptions(file="c.json"))
+    assert r.sessions == []
+    assert r.failed == 1
+    assert [i.severity for i in r.issues] == ["error"]
+    assert "not valid JSON" in r.issues[0].reason
+
+
+def test_huge_tool_payload_is_cut_and_sized() -> None:
+    big = "y" * 5_000_000
+    rec = {"type": "user", "sessionId": "s", "uuid": "u1", "timestamp": "2025-01-01T00:00:00Z",
+           "message": {"role": "user", "content": [
+               {"type": "tool_result", "tool_use_id": "t", "content": big}]}}
+    r = parser_for("claude-code").parse((json.dumps(rec) + "\n").encode(), None,
+                                        ParseOptions(file="big.jsonl", tool_payload_chars=1000))
+    t = r.sessions[0].turns[0]
+    assert t.truncated
+    assert t.full_size >= 5_000_000
+    assert len(t.text) < 1100
+
+
+def test_escaped_nul_and_lone_surrogates_and_crlf_survive() -> None:
+    rec = '{"session_id": "s", "role": "user", "content": "a\\u0000b\\ud800c", "timestamp": 0}'
+    r = parser_for("generic").parse((rec + "\r\n" + rec + "\r\n").encode(), None,
+                                    ParseOptions(file="x.jsonl"))
+    assert r.issues == []
+    s = normalize_session(r.sessions[0], max_chars=100)
+    assert [t.text for t in s.turns] == ["ab\ufffdc", "ab\ufffdc"]
+    assert s.turns[0].content_hash == s.turns[1].content_hash
