@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+import signal
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import uvicorn
@@ -21,6 +23,23 @@ from remgraph.settings import Settings
 from remgraph.wiring import api_services, extraction_hooks
 
 console = Console()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, but SIGINT/SIGTERM only ask it to exit: its default re-raises the signal after
+    shutdown, which would interrupt our cleanup (closing the graph, stopping the embedded engine)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        loop = asyncio.get_running_loop()
+        sigs = (signal.SIGINT, signal.SIGTERM)
+        for sig in sigs:
+            loop.add_signal_handler(sig, self.handle_exit, sig, None)
+        try:
+            yield
+        finally:
+            for sig in sigs:
+                loop.remove_signal_handler(sig)
 
 
 async def serve(settings: Settings, *, host: str, port: int,
@@ -55,10 +74,12 @@ async def serve(settings: Settings, *, host: str, port: int,
                 "-H 'Content-Type: application/json' -d '{\"query\":\"{ projects { edges { node "
                 "{ id name } } } }\"}'" % (host, port, secret), highlight=False, soft_wrap=True)
         app = create_app(settings, api_services(conn.db, settings, embedder))
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+        server = _Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                                lifespan="on"))
         console.print(f"[green]remgraph API[/] on http://{host}:{port}/graphql "
                       f"(engine: {conn.db.address}; Ctrl-C stops)")
         await server.serve()
     finally:
         await conn.close()
+        if conn.started_server:
+            console.print("embedded engine stopped")
