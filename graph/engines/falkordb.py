@@ -134,6 +134,9 @@ class FalkorDBGraph:
                 password=password,
                 max_connections=max_connections,
                 timeout=None,
+                # redis-py >= 6 defaults to a 5 s socket read timeout, which would cut off any
+                # query that legitimately runs longer; the query timeout is the real bound.
+                socket_timeout=query_timeout_s + 5.0,
                 decode_responses=True,
             )
         else:
@@ -145,6 +148,9 @@ class FalkorDBGraph:
                 password=password,
                 max_connections=max_connections,
                 timeout=None,
+                # redis-py >= 6 defaults to a 5 s socket read timeout, which would cut off any
+                # query that legitimately runs longer; the query timeout is the real bound.
+                socket_timeout=query_timeout_s + 5.0,
                 decode_responses=True,
             )
         # The FalkorDB client's own constructor probes the server synchronously (cluster check);
