@@ -46,6 +46,12 @@ async def migrate(db: GraphDB, *, wait_s: float = 120.0) -> MigrationReport:
         mid = _migration_id(f.name)
         checksum = hashlib.sha256(f.text.encode()).hexdigest()[:16]
         if mid in done:
+            if done[mid] and done[mid] != checksum:
+                raise MigrationError(
+                    f"migration {mid} changed after it was applied to this graph "
+                    f"({f.path.name}); schema files are append-only: add a new numbered file, or "
+                    "start from an empty graph (`remgraph db reset --yes` deletes the data)"
+                )
             skipped.append(mid)
             continue
         for stmt in f.statements():

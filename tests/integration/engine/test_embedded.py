@@ -153,3 +153,11 @@ def test_cli_unreachable_engine_names_the_address(tmp_path: Path) -> None:
     assert res.returncode == 1
     assert "redis://127.0.0.1:1" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+async def test_changed_migration_is_a_clear_schema_mismatch(graph_db) -> None:
+    from graph.errors import MigrationError
+
+    await graph_db.write(_RECORD, id="0001_constraints", checksum="0123456789abcdef", applied_at=1)
+    with pytest.raises(MigrationError, match="0001_constraints changed after it was applied"):
+        await migrate(graph_db)
