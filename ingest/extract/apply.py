@@ -31,6 +31,7 @@ from graph.models import (
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
+from graph.repositories.sessions import SessionRepository
 from graph.repositories.snapshots import SnapshotRepository
 from graph.repositories.topics import TopicRepository
 from graph.scoring import (
@@ -135,10 +136,16 @@ class KnowledgeWriter:
         self.lessons = LessonRepository(db)
         self.facts = FactRepository(db)
         self.snapshots = SnapshotRepository(db)
+        self.sessions = SessionRepository(db)
         self._state = _RunState()
         self._now = now_ms()
         self.timings: dict[str, float] = {
-            "topics": 0.0, "corrections": 0.0, "lessons": 0.0, "facts": 0.0, "finish": 0.0
+            "topics": 0.0,
+            "corrections": 0.0,
+            "lessons": 0.0,
+            "facts": 0.0,
+            "enrichment": 0.0,
+            "finish": 0.0,
         }
 
     @property
@@ -157,6 +164,7 @@ class KnowledgeWriter:
             ("corrections", self._apply_corrections),
             ("lessons", self._apply_lessons),
             ("facts", self._apply_facts),
+            ("enrichment", self._apply_enrichment),
         ):
             t0 = time.perf_counter()
             await step(result, report, now)
@@ -538,6 +546,32 @@ class KnowledgeWriter:
         report.facts_added += len(out.added)
         report.facts_reinforced += len(out.reinforced)
         report.facts_invalidated += len(out.invalidated)
+
+    # --- session enrichment ----------------------------------------------------------------------
+
+    async def _apply_enrichment(
+        self, r: ExtractionResult, report: ExtractionReport, now: int
+    ) -> None:
+        """Store summary, intent, outcome and quality on the session node (when it exists)."""
+        e = r.enrichment
+        update = {
+            k: v
+            for k, v in {
+                "summary": e.summary,
+                "intent": e.intent,
+                "outcome": e.outcome,
+                "quality": e.quality,
+            }.items()
+            if v is not None
+        }
+        if not update:
+            return
+        stored = await self.sessions.find(r.session_id)
+        if stored is None:
+            return
+        if all(getattr(stored, k) == v for k, v in update.items()):
+            return
+        await self.sessions.upsert_many([stored.model_copy(update=update)])
 
     # --- snapshots -------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from graph.config import GraphSettings
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
+from graph.repositories.sessions import SessionRepository
 from graph.repositories.snapshots import SnapshotRepository
 from graph.repositories.topics import TopicRepository
 from ingest.extract.service import ExtractionHook
@@ -95,6 +96,9 @@ async def test_decision_superseded_later_and_snapshots(graph_db, embedder) -> No
     await hook.run(graph_db, s1)
     rep1 = await hook.finish(graph_db)
     assert rep1.snapshots == 1
+    stored = await SessionRepository(graph_db).get(s1.id)
+    assert stored.intent == "Let's use SQLite for the database."
+    assert stored.title == "d1"  # enrichment leaves the rest of the session alone
     s2 = session(
         "demo",
         "d2",
