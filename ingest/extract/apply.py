@@ -353,7 +353,7 @@ class KnowledgeWriter:
                 best, action = reversal, "INVALIDATE"
             else:
                 action = correction_action(cand, best, sim, r.session_id, s.correction_similarity)
-            if action == "NOOP" and best is not None:
+            if action == "NOOP":
                 report.corrections_noop += 1
                 continue
             if action == "UPDATE" and best is not None:
