@@ -23,7 +23,7 @@ from api.schema import build_schema
 from api.services import ApiServices, Resources
 from graph.connect import open_graph
 from graph.embed import make_embedder
-from graph.errors import GraphError
+from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
 
 log = logging.getLogger("remgraph.api")
@@ -155,7 +155,15 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 detail="missing API key: send `Authorization: Bearer rg_...` or `X-API-Key`",
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        principal = await resources.resolver.resolve(secret)
+        try:
+            principal = await resources.resolver.resolve(secret)
+        except GraphUnavailableError as e:
+            # The key cannot be checked while the engine is down: a retryable 503, not a 500.
+            raise HTTPException(
+                status_code=503,
+                detail="graph engine unavailable, retry shortly",
+                headers={"Retry-After": "1"},
+            ) from e
         if principal is None:
             raise HTTPException(
                 status_code=401,
@@ -187,6 +195,22 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         except (GraphError, OSError) as e:
             return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
         return {"status": "ready", "engine": resources.db.address}
+
+    @app.exception_handler(UnicodeDecodeError)
+    async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:
+        """A body that is not UTF-8 text is the client's error (400), not the server's (500)."""
+        return JSONResponse(
+            {
+                "errors": [
+                    {
+                        "message": f"request body is not valid UTF-8 JSON ({exc.reason} at byte "
+                        f"{exc.start})",
+                        "extensions": {"code": "BAD_REQUEST"},
+                    }
+                ]
+            },
+            status_code=400,
+        )
 
     app.add_middleware(BodyLimit, max_bytes=cfg.api.max_body_bytes)
     return app

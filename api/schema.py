@@ -11,6 +11,7 @@ from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimite
 from api.config import ApiSection, ApiSettings
 from api.mutation import Mutation
 from api.query import Query
+from graph.errors import GraphUnavailableError
 
 log = logging.getLogger("remgraph.api")
 
@@ -30,6 +31,17 @@ class MaskWithRequestId(MaskErrors):
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         ctx = self.execution_context.context
         rid = getattr(ctx, "request_id", "-")
+        if isinstance(error.original_error, GraphUnavailableError):
+            # An outage, not a bug: say so (clients retry), without the socket path or traceback.
+            log.warning("request %s: %s", rid, error.original_error)
+            return GraphQLError(
+                message="graph engine unavailable, retry shortly",
+                nodes=error.nodes,
+                source=error.source,
+                positions=error.positions,
+                path=error.path,
+                extensions={"code": "UNAVAILABLE", "requestId": rid},
+            )
         log.error("request %s failed: %r", rid, error.original_error, exc_info=error.original_error)
         return GraphQLError(
             message=f"internal error (request id {rid})",
