@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -174,7 +175,7 @@ async def ingest_parsed(
                        settings.ingest.embed else None, progress=None, run=run)
     limit = settings.ingest.max_turn_chars
     normalized = [normalize_session(s, max_chars=limit) for s in sessions]
-    written, _ = await ctx.write(normalized, full=False)
+    written, _, _ = await ctx.write(normalized, full=False)
     await ctx.run_hooks(normalized, written)
     await ctx.finish_hooks()
     run.sessions = len(normalized)
@@ -279,7 +280,7 @@ class _FileContext:
             self._done(FileReport(path=key, format=name, outcome="dry-run",
                                   sessions=len(sessions), turns_new=new_turns, issues=n_issues))
             return
-        written_ids, closed = await self.write(sessions, full=cursor is None)
+        written_ids, closed, fresh = await self.write(sessions, full=cursor is None)
         await self.run_hooks(sessions, written_ids)
         consumed = result.cursor.offset if parser.incremental else len(data)
         await self.states.save(SourceFileState(
@@ -292,10 +293,11 @@ class _FileContext:
             turns=prior_turns + new_turns, updated_at=now_ms(),
         ))
         self.run.sessions += len(sessions)
-        self.run.turns_new += new_turns
+        self.run.turns_new += fresh
+        self.run.turns_unchanged += new_turns - fresh
         self.run.turns_closed += closed
         self._done(FileReport(path=key, format=name, outcome=outcome,
-                              sessions=len(sessions), turns_new=new_turns, turns_closed=closed,
+                              sessions=len(sessions), turns_new=fresh, turns_closed=closed,
                               issues=n_issues))
 
     def _models(self, sessions: list[ParsedSession]) -> tuple[list[Session], list[Turn],
@@ -319,38 +321,52 @@ class _FileContext:
         return smodels, turns, texts
 
     async def write(self, sessions: list[ParsedSession], *, full: bool) -> tuple[
-            dict[str, list[str]], int]:
+            dict[str, list[str]], int, int]:
+        """Write sessions and turns; returns (new or changed turn ids per session, closed, new).
+
+        `full`: the sessions are complete (a whole file was parsed). Then what is stored from the
+        file is compared first: unchanged turns are re-linked but not re-embedded and not handed
+        to the hooks, vanished turns and stale `NEXT`/`HAS_TURN` edges are closed.
+        """
         smodels, turns, texts = self._models(sessions)
+        file = sessions[0].source_file if sessions else ""
+        sids = [s.id for s in smodels]
+        prior = await self.states.open_turns(file, sids) if full and file else {}
+        fresh = [t.id not in prior or prior[t.id].content_hash != t.content_hash for t in turns]
+        embed = [f or not prior[t.id].embedded for t, f in zip(turns, fresh, strict=True)]
         t0 = time.perf_counter()
         await self.writer.write_sessions(smodels)
         self.run.timings["write"] += time.perf_counter() - t0
         size = self.settings.ingest.batch_size
-        batches = [(turns[i:i + size], texts[i:i + size]) for i in range(0, len(turns), size)]
         pending: asyncio.Task[None] | None = None
-        for bt, bx in batches:
-            vecs = await self._embed(bx)
+        for i in range(0, len(turns), size):
+            bt = turns[i:i + size]
+            want = [j for j in range(i, min(i + size, len(turns))) if embed[j]]
+            vecs = await self._embed([texts[j] for j in want])
+            ids = [turns[j].id for j in want]
             if pending is not None:
                 await pending
-            pending = asyncio.create_task(self._write_batch(bt, vecs))
+            pending = asyncio.create_task(self._write_batch(bt, ids, vecs))
             if not self.settings.ingest.overlap:
                 await pending
                 pending = None
         if pending is not None:
             await pending
         written: dict[str, list[str]] = {}
-        for t in turns:
-            written.setdefault(t.session_id, []).append(t.id)
+        for t, f in zip(turns, fresh, strict=True):
+            if f:
+                written.setdefault(t.session_id, []).append(t.id)
         closed = 0
-        if full and smodels:
-            keep = {t.id for t in turns}
-            file = sessions[0].source_file
-            open_ids = await self.states.open_turn_ids(file, [s.id for s in smodels])
-            vanished = sorted(set(open_ids) - keep)
+        if full and prior:
+            t0 = time.perf_counter()
+            vanished = sorted(set(prior) - {t.id for t in turns})
             if vanished:
-                t0 = time.perf_counter()
                 closed = await self.writer.close_turns(vanished)
-                self.run.timings["write"] += time.perf_counter() - t0
-        return written, closed
+            keep = [(a.id, b.id) for a, b in itertools.pairwise(turns)
+                    if a.session_id == b.session_id]
+            await self.states.close_stale_links(file, sids, keep, now_ms())
+            self.run.timings["write"] += time.perf_counter() - t0
+        return written, closed, sum(fresh)
 
     async def _embed(self, texts: list[str]) -> Vectors | None:
         if self.embedder is None or not texts:
@@ -360,9 +376,10 @@ class _FileContext:
         self.run.timings["embed"] += time.perf_counter() - t0
         return vecs
 
-    async def _write_batch(self, turns: list[Turn], vecs: Vectors | None) -> None:
+    async def _write_batch(self, turns: list[Turn], ids: list[str],
+                           vecs: Vectors | None) -> None:
         t0 = time.perf_counter()
-        await self.writer.write_turns(turns, vecs)
+        await self.writer.write_turns(turns, ids, vecs)
         self.run.timings["write"] += time.perf_counter() - t0
         if self.progress:
             self.progress.turns_written(len(turns))

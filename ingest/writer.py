@@ -79,13 +79,18 @@ class TurnWriter:
         await self.sessions.upsert_many(sessions)
         await self.projects.link_sessions(sessions)
 
-    async def write_turns(self, turns: Sequence[Turn], vectors: Vectors | None) -> None:
-        """Upsert turns, their embeddings, `HAS_TURN` and `NEXT` (sessions must exist)."""
+    async def write_turns(self, turns: Sequence[Turn], embed_ids: Sequence[str],
+                          vectors: Vectors | None) -> None:
+        """Upsert turns with `HAS_TURN` and `NEXT` edges (sessions must exist) and vectors.
+
+        `vectors` belong to `embed_ids`, in order: turns whose stored vector is still valid are
+        left out of them.
+        """
         if not turns:
             return
         await self.turns.upsert_many(turns)
         if vectors is not None and len(vectors):
-            await self.turns.set_embeddings(zip([t.id for t in turns], vectors, strict=True))
+            await self.turns.set_embeddings(zip(embed_ids, vectors, strict=True))
         await self.sessions.link_turns(turns)
 
     async def close_turns(self, ids: Sequence[str]) -> int:

@@ -6,6 +6,8 @@
 MATCH (s:Session {id: $session_id})-[h:HAS_TURN]->(n:Turn)
 WHERE h.valid_from <= $as_of AND h.valid_to > $as_of
   AND h.recorded_at <= $known_at AND h.expired_at > $known_at
-OPTIONAL MATCH (n)-[:NEXT]->(nx:Turn)
+OPTIONAL MATCH (n)-[x:NEXT]->(nx:Turn)
+WHERE x.valid_from <= $as_of AND x.valid_to > $as_of
+  AND x.recorded_at <= $known_at AND x.expired_at > $known_at
 RETURN n.id AS id, n.ordinal AS ordinal, nx.id AS next_id
 ORDER BY ordinal

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,11 +18,12 @@ from graph.cypher import Q
 from graph.db import GraphDB
 from graph.timeutil import now_ms
 
-__all__ = ["SourceFileRepository", "SourceFileState", "source_file_id"]
+__all__ = ["OpenTurn", "SourceFileRepository", "SourceFileState", "source_file_id"]
 
 _GET = Q("source_file.get")
 _SAVE = Q("source_file.save")
 _OPEN_TURNS = Q("source_file.open_turns")
+_CLOSE_STALE = Q("source_file.close_stale_links")
 _LIST = Q("source_file.list")
 _FP_NODES = Q("source_file.fingerprint_nodes")
 _FP_EDGES = Q("source_file.fingerprint_edges")
@@ -84,6 +85,14 @@ class SourceFileState(BaseModel):
         return source_file_id(self.path)
 
 
+class OpenTurn(NamedTuple):
+    """What is stored of a current turn: enough to tell whether a re-parse changed it."""
+
+    content_hash: str
+    ordinal: int
+    embedded: bool
+
+
 class SourceFileRepository:
     """Reads and writes `SourceFile` nodes."""
 
@@ -107,13 +116,22 @@ class SourceFileRepository:
         row["updated_at"] = state.updated_at or now_ms()
         await self.db.write(_SAVE, row=row)
 
-    async def open_turn_ids(self, file: str, session_ids: Sequence[str]) -> list[str]:
-        """Ids of the still-current turns of `session_ids` that were read from `file`."""
+    async def open_turns(self, file: str, session_ids: Sequence[str]) -> dict[str, OpenTurn]:
+        """The still-current turns of `session_ids` read from `file`, by id."""
         if not session_ids:
-            return []
+            return {}
         rows = await self.db.read(_OPEN_TURNS, session_ids=list(session_ids), file=file,
                                   now=now_ms())
-        return [r["id"] for r in rows]
+        return {r["id"]: OpenTurn(content_hash=r["content_hash"] or "", ordinal=r["ordinal"],
+                                  embedded=bool(r["embedded"])) for r in rows}
+
+    async def close_stale_links(self, file: str, session_ids: Sequence[str],
+                                keep: Sequence[tuple[str, str]], now: int) -> None:
+        """Close `NEXT` edges not in `keep` and `HAS_TURN` edges of closed turns (one file)."""
+        if not session_ids:
+            return
+        await self.db.write(_CLOSE_STALE, file=file, session_ids=list(session_ids),
+                            keep=[f"{a}>{b}" for a, b in keep], now=now)
 
     async def list(self, prefix: str = "") -> list[SourceFileState]:
         """Every saved file whose path starts with `prefix`."""

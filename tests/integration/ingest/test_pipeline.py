@@ -116,21 +116,27 @@ async def test_edited_file_reingests_without_duplicates(graph_db, ingest_setting
     edited = json.loads(lines[1])
     edited["content"] = "It runs on port 3000 now."
     lines[1] = json.dumps(edited)
-    del lines[2]  # m3 disappears
+    inserted = dict(edited, id="m2b", content="(and 3001 for the API)")
+    lines[2] = json.dumps(inserted)  # m3 is replaced by m2b
     path.write_text("\n".join(lines) + "\n")
     os.utime(path, ns=(1, 1))
     rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
     assert [f.outcome for f in rep.files] == ["changed"]
-    assert rep.turns_closed == 1
+    assert rep.turns_new == 2  # m2 (edited) and m2b (new)
+    assert rep.turns_unchanged == 4  # m1, m4, n1, n2: not re-embedded
+    assert rep.turns_closed == 1  # m3
     sid = session_id("notes", "g1")
     listed = await TurnRepository(graph_db).list(sid)
-    assert [t.source_key for t in listed] == ["m1", "m2", "m4"]
+    assert [t.source_key for t in listed] == ["m1", "m2", "m2b", "m4"]
     assert listed[1].text == "It runs on port 3000 now."
+    chain = await SessionRepository(graph_db).turn_links(sid)
+    ids = [turn_id("notes", "g1", k) for k in ("m1", "m2", "m2b", "m4")]
+    assert chain == [(ids[0], ids[1]), (ids[1], ids[2]), (ids[2], ids[3]), (ids[3], None)]
     fp = await SourceFileRepository(graph_db).fingerprint(["notes"])
-    assert sum(k.startswith("Turn:") for k in fp) == 6  # m3 is still stored, just closed
-    all_turns = await TurnRepository(graph_db).get_many([turn_id("notes", "g1", "m3")],
-                                                        known_at=None)
-    assert all_turns == [None]  # closed, not visible now (but not deleted)
+    assert sum(k.startswith("Turn:") for k in fp) == 7  # m3 is still stored, just closed
+    assert await TurnRepository(graph_db).get_many([turn_id("notes", "g1", "m3")]) == [None]
+    again = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    assert again.turns_new == 0
 
 
 async def test_dry_run_writes_nothing(graph_db, ingest_settings, fixtures: Path) -> None:
