@@ -150,3 +150,22 @@ async def test_an_isolated_item_is_reported_as_an_orphan(graph_db, rem_settings)
     report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.summary["orphans"] == 1
     assert report.findings == 1
+
+
+async def test_community_summaries_come_from_the_llm_when_configured(graph_db, rem_settings):
+    from tests.openai_stub import chat_completion, run_stub
+
+    await _plant_two_clusters(graph_db)
+    with run_stub(
+        lambda path, body: (200, chat_completion("These items share one theme."))
+    ) as stub:
+        s = rem_settings.model_copy(
+            update={"llm": rem_settings.llm.model_copy(update={"base_url": stub.base_url})}
+        )
+        report = await run_job("communities", db=graph_db, settings=s, now=NOW, project="p")
+    assert report.status == "succeeded", report.error
+    assert report.summary["llm_summaries"] == 2
+    assert len(stub.requests) == 2
+    repo = CommunityRepository(graph_db)
+    summaries = {c.summary for c in await repo.list_communities(report.run_id)}
+    assert summaries == {"These items share one theme."}
