@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,17 +55,26 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str) -> dict[str, Any]:
     server = EmbeddedServer(EmbeddedSettings(data_dir=data_dir))
     server.start()
     try:
         db = FalkorDBGraph(graph_name="bench", unix_socket=str(server.socket_path))
         await migrate(db)
-        embedder = make_embedder(EmbeddingSettings(cache_size=0))
-        t0 = time.perf_counter()
-        await embedder.embed(["warm up the model"])
-        load_s = time.perf_counter() - t0
+        load_s = 0.0
+        embedder = None
+        if settings.ingest.embed:
+            embedder = make_embedder(EmbeddingSettings(cache_size=0))
+            t0 = time.perf_counter()
+            await embedder.embed(["warm up the model"])
+            load_s = time.perf_counter() - t0
+        load_before = _load()
         rep = await ingest_paths(db, settings, [path], embedder=embedder)
+        load_after = _load()
         again = await ingest_paths(db, settings, [path], embedder=embedder)
         await db.close()
     finally:
@@ -72,7 +82,8 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
     total = rep.timings["total"]
     n = rep.turns_new
     return {
-        "dataset": label, "path": str(path), "turns": n, "sessions": rep.sessions,
+        "dataset": label, "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "path": str(path), "turns": n, "sessions": rep.sessions,
         "failed": rep.turns_failed, "issues": len(rep.issues),
         "model_load_s": round(load_s, 2),
         "seconds": rep.timings, "turns_per_s": round(n / total, 1) if total else None,
@@ -81,6 +92,8 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
         "rerun": {"outcomes": sorted({f.outcome for f in again.files}),
                   "turns_new": again.turns_new, "seconds": again.timings["total"]},
         "batch_size": settings.ingest.batch_size, "overlap": settings.ingest.overlap,
+        "embeddings": settings.ingest.embed,
+        "load_average_before_after": [load_before, load_after],
     }
 
 
@@ -88,6 +101,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
     ap.add_argument("--synthetic", type=int, default=0, help="also ingest N synthetic turns")
+    ap.add_argument("--synthetic-no-embed", action="store_true",
+                    help="ingest the synthetic turns without embeddings (write path only)")
+    ap.add_argument("--skip-locomo", action="store_true")
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--no-overlap", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest.json")
@@ -95,19 +111,30 @@ def main() -> None:
     settings = IngestSettings(ingest={"batch_size": args.batch_size,
                                       "overlap": not args.no_overlap})
     results: list[dict[str, Any]] = []
+    # SIGTERM → SystemExit, so the embedded server is stopped by the `finally` blocks
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory() as tmp:
-        r = asyncio.run(_run(args.locomo, Path(tmp) / "locomo", settings, "locomo-dev"))
-        print(json.dumps(r, indent=1))
-        results.append(r)
+        if not args.skip_locomo:
+            r = asyncio.run(_run(args.locomo, Path(tmp) / "locomo", settings, "locomo-dev"))
+            print(json.dumps(r, indent=1))
+            results.append(r)
         if args.synthetic:
+            syn_settings = settings
+            if args.synthetic_no_embed:
+                syn_settings = settings.model_copy(update={"ingest": settings.ingest.model_copy(
+                    update={"embed": False})})
             syn = Path(tmp) / "synthetic"
             subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "--turns",
                             str(args.synthetic), "--out", str(syn)], check=True)
-            r = asyncio.run(_run(syn, Path(tmp) / "syn-db", settings,
+            r = asyncio.run(_run(syn, Path(tmp) / "syn-db", syn_settings,
                                  f"synthetic-{args.synthetic}"))
             r["peak_rss_mib"] = round(_peak_rss_mib(), 1)
             print(json.dumps(r, indent=1))
             results.append(r)
+    if args.out.exists():  # keep earlier results of datasets not re-run this time
+        done = {r["dataset"] for r in results}
+        old = json.loads(args.out.read_text()).get("results", [])
+        results = [r for r in old if r.get("dataset") not in done] + results
     out = {"benchmark": "ingest", "when": datetime.now(UTC).isoformat(timespec="seconds"),
            "machine": _machine(), "target_turns_per_s": 300, "results": results}
     args.out.parent.mkdir(parents=True, exist_ok=True)
