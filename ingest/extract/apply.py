@@ -595,7 +595,11 @@ class KnowledgeWriter:
             taken_at=taken,
             hash=digest,
             active_fact_ids=tuple(ids),
-            todo_ids=tuple(f.id for f in active if f.kind == "todo"),
+            todo_ids=tuple(
+                f.id
+                for f in active
+                if f.kind == "todo" and normalize_key(f.object) not in {"completed", "done"}
+            ),
             decision_ids=tuple(f.id for f in active if f.kind == "decision"),
             delta_added=tuple(sorted(set(ids) - before)),
             delta_removed=tuple(sorted(before - set(ids))),

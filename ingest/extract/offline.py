@@ -311,6 +311,22 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     return subject, "uses", obj
 
 
+_TODO_OBJ = re.compile(r"\{[^{}]*\}")
+_TODO_CONTENT = re.compile(r'"content"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_TODO_STATUS = re.compile(r'"status"\s*:\s*"(\w+)"')
+
+
+def todo_items(text: str) -> list[tuple[str, str]]:
+    """`(content, status)` of each todo in a TodoWrite tool call (tolerates truncated JSON)."""
+    out: list[tuple[str, str]] = []
+    for block in _TODO_OBJ.findall(text):
+        c = _TODO_CONTENT.search(block)
+        st = _TODO_STATUS.search(block)
+        if c and st:
+            out.append((c.group(1).strip(), st.group(1).strip().lower()))
+    return out
+
+
 # --- lessons -------------------------------------------------------------------------------------
 
 _ERROR = re.compile(
@@ -519,6 +535,23 @@ class OfflineExtractor:
                         )
                     )
                     break
+        # Agent todo lists (Claude Code's TodoWrite): each item's latest status supersedes the
+        # previous one, because subject (the item) and predicate ("status") are the same.
+        for t in session.turns:
+            if t.role == "assistant" and (t.tool_name or "").lower() in {"todowrite", "todo_write"}:
+                for content, status in todo_items(t.text):
+                    out.append(
+                        FactCandidate(
+                            subject=_fact_key(content)[:120],
+                            predicate="status",
+                            object=status,
+                            kind="todo",
+                            statement=f"TODO ({status}): {content}",
+                            confidence=0.9,
+                            turn_ids=(t.id,),
+                            valid_from=t.timestamp,
+                        )
+                    )
         # "started <hobby>" accumulates (never contradicts); make each its own predicate.
         return [
             f.model_copy(update={"predicate": f"started {normalize_key(f.object)}"})

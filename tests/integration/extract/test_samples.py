@@ -67,6 +67,16 @@ async def test_claude_code_samples(graph_db, graph_settings, embedder, shared_di
     assert rep.sessions >= 1
     topics = await TopicRepository(graph_db).list_all()
     assert topics
+    # TodoWrite calls become todo facts; each item's newer status supersedes the older one.
+    projects = {p for t in topics for p in t.projects}
+    facts = [f for p in sorted(projects) for f in await FactRepository(graph_db).list_by_project(p)]
+    todo = {f.subject: f for f in facts if f.kind == "todo" and f.is_open}
+    assert todo["implement core functionality"].object == "completed"
+    assert todo["write user documentation"].object == "pending"
+    closed = [f for f in facts if f.subject == "implement core functionality" and not f.is_open]
+    assert sorted(f.object for f in closed) == ["in_progress", "pending"]
+    for f in facts:
+        assert await FactRepository(graph_db).sources(f.id)
     for t in topics:
         turns = await TopicRepository(graph_db).mentioned_by(t.id)
         assert set(turns) >= set(t.message_ids)
