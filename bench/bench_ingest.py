@@ -55,6 +55,19 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _server_peak_rss_mib(pid: int | None) -> float | None:
+    """VmHWM (peak resident set) of the engine process, in MiB."""
+    if pid is None:
+        return None
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
 def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -75,6 +88,7 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
         load_before = _load()
         rep = await ingest_paths(db, settings, [path], embedder=embedder)
         load_after = _load()
+        server_hwm = _server_peak_rss_mib(server.status().pid)
         again = await ingest_paths(db, settings, [path], embedder=embedder)
         await db.close()
     finally:
@@ -93,6 +107,7 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
                   "turns_new": again.turns_new, "seconds": again.timings["total"]},
         "batch_size": settings.ingest.batch_size, "overlap": settings.ingest.overlap,
         "embeddings": settings.ingest.embed,
+        "engine_peak_rss_mib": server_hwm,
         "load_average_before_after": [load_before, load_after],
     }
 
@@ -128,7 +143,7 @@ def main() -> None:
                             str(args.synthetic), "--out", str(syn)], check=True)
             r = asyncio.run(_run(syn, Path(tmp) / "syn-db", syn_settings,
                                  f"synthetic-{args.synthetic}"))
-            r["peak_rss_mib"] = round(_peak_rss_mib(), 1)
+            r["ingest_process_peak_rss_mib"] = round(_peak_rss_mib(), 1)
             print(json.dumps(r, indent=1))
             results.append(r)
     if args.out.exists():  # keep earlier results of datasets not re-run this time
