@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from graph.config import GraphSettings
+from graph.db import GraphDB
+from graph.embed import Embedder
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
@@ -18,11 +20,13 @@ from tests.integration.extract.transcripts import (
 )
 
 
-def _hook(embedder) -> ExtractionHook:
+def _hook(embedder: Embedder) -> ExtractionHook:
     return ExtractionHook(GraphSettings(), embedder=embedder)
 
 
-async def test_correction_seen_in_five_sessions_becomes_a_rule(graph_db, embedder) -> None:
+async def test_correction_seen_in_five_sessions_becomes_a_rule(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
     hook = _hook(embedder)
     repo = CorrectionRepository(graph_db)
     statuses = []
@@ -51,7 +55,9 @@ async def test_correction_seen_in_five_sessions_becomes_a_rule(graph_db, embedde
     assert hook.report.corrections_reinforced == 4
 
 
-async def test_reversed_correction_invalidates_the_old_one(graph_db, embedder) -> None:
+async def test_reversed_correction_invalidates_the_old_one(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
     hook = _hook(embedder)
     repo = CorrectionRepository(graph_db)
     a = session(
@@ -79,7 +85,9 @@ async def test_reversed_correction_invalidates_the_old_one(graph_db, embedder) -
     assert hook.report.corrections_invalidated == 1
 
 
-async def test_decision_superseded_later_and_snapshots(graph_db, embedder) -> None:
+async def test_decision_superseded_later_and_snapshots(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
     hook = _hook(embedder)
     facts = FactRepository(graph_db)
     s1 = session(
@@ -132,7 +140,9 @@ async def test_decision_superseded_later_and_snapshots(graph_db, embedder) -> No
     assert len(await SnapshotRepository(graph_db).list_by_project("demo")) == 2
 
 
-async def test_lesson_from_error_fix_pass_with_version_history(graph_db, embedder) -> None:
+async def test_lesson_from_error_fix_pass_with_version_history(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
     hook = _hook(embedder)
     lessons = LessonRepository(graph_db)
     s1 = lesson_session(
@@ -170,7 +180,9 @@ async def test_lesson_from_error_fix_pass_with_version_history(graph_db, embedde
     assert len(await lessons.versions(lesson.id)) == 1
 
 
-async def test_topics_match_across_sessions_and_relate(graph_db, embedder) -> None:
+async def test_topics_match_across_sessions_and_relate(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
     hook = _hook(embedder)
     topics = TopicRepository(graph_db)
     lines = [

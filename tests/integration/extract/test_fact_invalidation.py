@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
+from graph.db import GraphDB
 from graph.models import Fact
 from graph.repositories.facts import FactRepository
 from graph.timeutil import now_ms, to_ms
@@ -27,7 +28,7 @@ def _fact(project: str, s: str, p: str, o: str, day: int) -> Fact:
     )
 
 
-async def test_200_facts_exactly_30_contradictions_closed(graph_db) -> None:
+async def test_200_facts_exactly_30_contradictions_closed(graph_db: GraphDB) -> None:
     rng = random.Random(7)
     repo = FactRepository(graph_db)
     subjects = [f"subject-{i}" for i in range(20)]
@@ -79,7 +80,7 @@ async def test_200_facts_exactly_30_contradictions_closed(graph_db) -> None:
     assert len(await repo.list_by_project("p")) == len(everything)
 
 
-async def test_supersedes_edge_and_as_of(graph_db) -> None:
+async def test_supersedes_edge_and_as_of(graph_db: GraphDB) -> None:
     repo = FactRepository(graph_db)
     old = _fact("p", "database", "uses", "SQLite", day=0)
     new = _fact("p", "database", "uses", "PostgreSQL", day=10)
@@ -100,7 +101,7 @@ async def test_supersedes_edge_and_as_of(graph_db) -> None:
     assert [f.object for f in known] == ["PostgreSQL"]
 
 
-async def test_late_fact_does_not_close_current(graph_db) -> None:
+async def test_late_fact_does_not_close_current(graph_db: GraphDB) -> None:
     repo = FactRepository(graph_db)
     current = _fact("p", "database", "uses", "PostgreSQL", day=10)
     late = _fact("p", "database", "uses", "SQLite", day=0)
@@ -115,7 +116,7 @@ async def test_late_fact_does_not_close_current(graph_db) -> None:
     assert stored[late.id].expired_at is None
 
 
-async def test_explicit_contradiction_closes_other_predicate(graph_db) -> None:
+async def test_explicit_contradiction_closes_other_predicate(graph_db: GraphDB) -> None:
     repo = FactRepository(graph_db)
     old = _fact("p", "api", "style", "REST", day=0)
     new = _fact("p", "api", "protocol", "GraphQL", day=3)

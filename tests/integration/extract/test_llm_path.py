@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 from graph.config import GraphSettings, LLMSettings
+from graph.db import GraphDB
+from graph.embed import Embedder
 from graph.llm import LLMClient
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
@@ -67,7 +69,7 @@ class Script:
         return 200, chat_completion(json.dumps(out), prompt_tokens=200, completion_tokens=50)
 
 
-async def test_llm_extraction_lands_in_the_graph(graph_db, embedder) -> None:
+async def test_llm_extraction_lands_in_the_graph(graph_db: GraphDB, embedder: Embedder) -> None:
     script = Script()
     rule = {
         "type": "tool_usage",

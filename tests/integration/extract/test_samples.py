@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from graph.config import GraphSettings
+from graph.db import GraphDB
+from graph.embed import Embedder
 from graph.repositories.facts import FactRepository
 from graph.repositories.topics import TopicRepository
 from ingest.config import IngestSettings
@@ -25,7 +28,12 @@ def locomo_first(shared_dir: Path, tmp_path: Path) -> Path:
     return out
 
 
-async def test_locomo_first_conversation(graph_db, graph_settings, embedder, locomo_first) -> None:
+async def test_locomo_first_conversation(
+    graph_db: GraphDB,
+    graph_settings: GraphSettings,
+    embedder: Embedder,
+    locomo_first: Path,
+) -> None:
     settings = IngestSettings(**graph_settings.model_dump())
     hook = ExtractionHook(settings, embedder=embedder)
     report = await ingest_paths(graph_db, settings, [locomo_first], hooks=[hook], embedder=embedder)
@@ -55,7 +63,9 @@ async def test_locomo_first_conversation(graph_db, graph_settings, embedder, loc
     assert hook2.report.sessions == 0
 
 
-async def test_claude_code_samples(graph_db, graph_settings, embedder, shared_dir) -> None:
+async def test_claude_code_samples(
+    graph_db: GraphDB, graph_settings: GraphSettings, embedder: Embedder, shared_dir: Path
+) -> None:
     src = shared_dir / "benchmarks" / "transcripts" / "claude-code"
     if not src.is_dir():
         pytest.skip(f"Claude Code samples not found at {src}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from graph.db import GraphDB
@@ -17,18 +18,18 @@ Line = tuple[str, str] | tuple[str, str, str, bool]
 """`(role, text)` or `("tool", text, tool_name, ok)`."""
 
 
-def session(project: str, key: str, day: int, lines: list[Line]) -> SessionInput:
+def session(project: str, key: str, day: int, lines: Sequence[Line]) -> SessionInput:
     sid = make_id("session", project, key)
     turns = []
     for i, line in enumerate(lines):
         role, text = line[0], line[1]
-        tool_name = line[2] if len(line) > 2 else None  # type: ignore[misc]
-        ok = line[3] if len(line) > 3 else None  # type: ignore[misc]
+        tool_name = line[2] if len(line) > 2 else None
+        ok = line[3] if len(line) > 3 else None
         turns.append(
             TurnInput(
                 id=make_id("turn", sid, i),
                 ordinal=i,
-                role=role,  # type: ignore[arg-type]
+                role=role,
                 text=text,
                 timestamp=T0 + timedelta(days=day, minutes=i),
                 tool_name=tool_name,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from graph.embed import (
     Embedder,
     LocalEmbedder,
     OpenAIEmbedder,
+    Vectors,
     cosine,
     make_embedder,
     normalize_rows,
@@ -40,11 +42,11 @@ class CountingEmbedder:
     def name(self) -> str:
         return "counting"
 
-    def embed_sync(self, texts):
+    def embed_sync(self, texts: Sequence[str]) -> Vectors:
         self.computed.extend(texts)
         return normalize_rows([hash_embedding(t, 8) for t in texts])
 
-    async def embed(self, texts):
+    async def embed(self, texts: Sequence[str]) -> Vectors:
         return self.embed_sync(texts)
 
 

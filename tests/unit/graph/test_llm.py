@@ -15,7 +15,7 @@ class Verdict(BaseModel):
     score: float
 
 
-def _client(base_url: str, **kw) -> LLMClient:
+def _client(base_url: str, **kw: int) -> LLMClient:
     settings = LLMSettings(
         base_url=base_url,
         model="stub-model",

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from ingest.extract.offline import OfflineExtractor, correction_from_clause, nor
 T0 = datetime(2026, 1, 5, tzinfo=UTC)
 
 
-def _s(*lines) -> SessionInput:
+def _s(*lines: tuple[Any, ...]) -> SessionInput:
     turns = []
     for i, line in enumerate(lines):
         role, text, *tool = line
