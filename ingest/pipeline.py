@@ -280,7 +280,10 @@ class _FileContext:
             self._done(FileReport(path=key, format=name, outcome="dry-run",
                                   sessions=len(sessions), turns_new=new_turns, issues=n_issues))
             return
-        written_ids, closed, fresh = await self.write(sessions, full=cursor is None)
+        gone = [] if state is None else sorted(
+            set(state.session_ids) - {session_model(s).id for s in sessions})
+        written_ids, closed, fresh = await self.write(sessions, full=cursor is None,
+                                                      file=key, gone_sessions=gone)
         await self.run_hooks(sessions, written_ids)
         consumed = result.cursor.offset if parser.incremental else len(data)
         await self.states.save(SourceFileState(
@@ -289,7 +292,7 @@ class _FileContext:
             prefix_sha=_sha(memoryview(data)[:consumed]),
             cursor_json=result.cursor.model_dump_json() if parser.incremental else "",
             session_ids=tuple(sorted({session_model(s).id for s in sessions}
-                                     | set(state.session_ids if state else ()))),
+                                     | set(state.session_ids if state and cursor else ()))),
             turns=prior_turns + new_turns, updated_at=now_ms(),
         ))
         self.run.sessions += len(sessions)
@@ -320,18 +323,20 @@ class _FileContext:
                 texts.append(embedding_text(t, s.date, prefix=prefix))
         return smodels, turns, texts
 
-    async def write(self, sessions: list[ParsedSession], *, full: bool) -> tuple[
-            dict[str, list[str]], int, int]:
+    async def write(self, sessions: list[ParsedSession], *, full: bool, file: str = "",
+                    gone_sessions: Sequence[str] = ()) -> tuple[dict[str, list[str]], int, int]:
         """Write sessions and turns; returns (new or changed turn ids per session, closed, new).
 
         `full`: the sessions are complete (a whole file was parsed). Then what is stored from the
         file is compared first: unchanged turns are re-linked but not re-embedded and not handed
-        to the hooks, vanished turns and stale `NEXT`/`HAS_TURN` edges are closed.
+        to the hooks, vanished turns and stale `NEXT`/`HAS_TURN` edges are closed, and so are
+        `gone_sessions` (sessions the file no longer has) with their turns.
         """
         smodels, turns, texts = self._models(sessions)
-        file = sessions[0].source_file if sessions else ""
+        file = file or (sessions[0].source_file if sessions else "")
         sids = [s.id for s in smodels]
-        prior = await self.states.open_turns(file, sids) if full and file else {}
+        prior = await self.states.open_turns(file, [*sids, *gone_sessions]) if full and file \
+            else {}
         fresh = [t.id not in prior or prior[t.id].content_hash != t.content_hash for t in turns]
         embed = [f or not prior[t.id].embedded for t, f in zip(turns, fresh, strict=True)]
         t0 = time.perf_counter()
@@ -364,7 +369,9 @@ class _FileContext:
                 closed = await self.writer.close_turns(vanished)
             keep = [(a.id, b.id) for a, b in itertools.pairwise(turns)
                     if a.session_id == b.session_id]
-            await self.states.close_stale_links(file, sids, keep, now_ms())
+            await self.states.close_stale_links(file, [*sids, *gone_sessions], keep, now_ms())
+            if gone_sessions:
+                await self.writer.close_sessions(gone_sessions)
             self.run.timings["write"] += time.perf_counter() - t0
         return written, closed, sum(fresh)
 

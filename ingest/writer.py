@@ -98,3 +98,9 @@ class TurnWriter:
         if not ids:
             return 0
         return len(await self.turns.close(list(ids)))
+
+    async def close_sessions(self, ids: Sequence[str]) -> int:
+        """Close sessions that vanished from an edited file (their turns are closed apart)."""
+        if not ids:
+            return 0
+        return len(await self.sessions.close(list(ids)))

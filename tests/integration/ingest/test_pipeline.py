@@ -212,3 +212,18 @@ async def test_missing_path_and_unknown_file_are_reported(graph_db, ingest_setti
     assert [i.reason for i in rep.issues] == ["no such file or directory",
                                               "format not recognised; pass --format"]
     assert rep.failed
+
+
+async def test_a_session_removed_from_a_file_is_closed(graph_db, ingest_settings, embedder,
+                                                       fixtures: Path) -> None:
+    path = fixtures / "generic" / "messages.jsonl"
+    await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    keep = [ln for ln in path.read_text().splitlines() if '"g2"' not in ln]
+    path.write_text("\n".join(keep) + "\n")
+    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
+    assert rep.turns_closed == 2
+    g2 = session_id("notes", "g2")
+    assert await SessionRepository(graph_db).get_many([g2]) == [None]
+    assert await TurnRepository(graph_db).list(g2) == []
+    [g1] = await SessionRepository(graph_db).get_many([session_id("notes", "g1")])
+    assert g1 is not None
