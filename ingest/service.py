@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC
 
 from graph.db import GraphDB
-from graph.embed import Embedder
+from graph.embed import Embedder, make_embedder
 from graph.ids import content_hash
 from graph.models import Session, utc_now
 from graph.ports import IngestTurnsOutcome, TurnInput
@@ -102,6 +102,8 @@ class IngestService:
                        speaker=t.speaker or role, tool_name=t.tool_name)
         added = len(b.turns)
         if added:
+            if self.embedder is None and self.settings.ingest.embed:
+                self.embedder = make_embedder(self.settings.embedding)  # once, then reused
             rep = await ingest_parsed(self.db, self.settings, [b.build()], hooks=self.hooks,
                                       embedder=self.embedder)
             failures.extend(i.reason for i in rep.issues)
