@@ -15,7 +15,7 @@ from typing import Any
 from graph.config import GraphSettings
 from graph.db import GraphDB
 from graph.embed import Embedder, make_embedder
-from graph.llm import LLMClient
+from graph.llm import LLMClient, LLMError
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
 from ingest.extract.apply import KnowledgeWriter
@@ -31,6 +31,7 @@ __all__ = [
     "ExtractionHook",
     "extract_session",
     "extract_settings",
+    "extract_stored",
     "make_extractor",
     "session_input_from_parsed",
 ]
@@ -158,6 +159,80 @@ class ExtractionHook:
         return self.report
 
 
+async def _session_input(db: GraphDB, session_id: str) -> SessionInput:
+    session = await SessionRepository(db).get(session_id)
+    turns_repo = TurnRepository(db)
+    turns: list[Any] = []
+    after = -1
+    while True:
+        page = await turns_repo.list(session_id, after=after, limit=500)
+        if not page:
+            break
+        turns.extend(page)
+        after = page[-1].ordinal
+    return SessionInput(
+        id=session.id,
+        project=session.project,
+        title=session.title,
+        source=session.source,
+        turns=tuple(
+            TurnInput(
+                id=t.id,
+                ordinal=t.ordinal,
+                role=t.role,
+                text=t.text,
+                timestamp=t.valid_from,
+                speaker=t.speaker,
+                tool_name=t.tool_name,
+                tool_ok=t.tool_ok,
+            )
+            for t in turns
+        ),
+    )
+
+
+async def extract_stored(
+    db: GraphDB,
+    settings: GraphSettings,
+    *,
+    projects: Sequence[str] | None = None,
+    session_ids: Sequence[str] = (),
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+) -> ExtractionReport:
+    """Re-run extraction over stored sessions (e.g. after `ingest --no-extract`), oldest first.
+
+    Sessions already counted are no-ops, so this is safe to repeat.
+
+    Args:
+        db: the graph.
+        settings: graph settings.
+        projects: every session of these projects (None with no `session_ids`: all projects).
+        session_ids: these sessions only.
+        embedder: shared embedder.
+        extractor: override the extractor.
+    """
+    repo = SessionRepository(db)
+    ids = list(session_ids)
+    if not ids:
+        after = ""
+        while True:
+            page = await repo.list(projects=projects, after=after, limit=500)
+            if not page:
+                break
+            ids.extend(s.id for s in page)
+            after = page[-1].id
+    sessions = [s for s in await repo.get_many(ids) if s is not None]
+    sessions.sort(key=lambda s: (s.started_at or s.valid_from, s.id))
+    hook = ExtractionHook(settings, embedder=embedder, extractor=extractor)
+    for s in sessions:
+        try:
+            await hook.run(db, await _session_input(db, s.id))
+        except (LLMError, ValueError) as e:
+            hook.report.failures.append(f"{s.project}/{s.id}: {type(e).__name__}: {e}")
+    return await hook.finish(db)
+
+
 async def extract_session(
     db: GraphDB,
     settings: GraphSettings,
@@ -180,35 +255,7 @@ async def extract_session(
     Raises:
         NotFoundError: no such session.
     """
-    session = await SessionRepository(db).get(session_id)
-    turns_repo = TurnRepository(db)
-    turns: list[Any] = []
-    after = -1
-    while True:
-        page = await turns_repo.list(session_id, after=after, limit=500)
-        if not page:
-            break
-        turns.extend(page)
-        after = page[-1].ordinal
-    inp = SessionInput(
-        id=session.id,
-        project=session.project,
-        title=session.title,
-        source=session.source,
-        turns=tuple(
-            TurnInput(
-                id=t.id,
-                ordinal=t.ordinal,
-                role=t.role,
-                text=t.text,
-                timestamp=t.valid_from,
-                speaker=t.speaker,
-                tool_name=t.tool_name,
-                tool_ok=t.tool_ok,
-            )
-            for t in turns
-        ),
-    )
+    inp = await _session_input(db, session_id)
     hook = ExtractionHook(settings, embedder=embedder, extractor=extractor)
     await hook.run(db, inp)
     if finish:
