@@ -31,6 +31,7 @@ from rich.table import Table
 
 from graph.connect import graph_session
 from graph.db import GraphDB
+from graph.embed import Embedder, make_embedder
 from ingest.config import IngestSettings
 from ingest.models import FileReport, IngestReport
 from ingest.pipeline import PostSessionHook, ingest_paths
@@ -38,8 +39,9 @@ from ingest.sources.detect import FORMATS
 
 __all__ = ["HookFactory", "RichProgress", "app", "register", "run_ingest"]
 
-HookFactory = Callable[[GraphDB, IngestSettings], Sequence[PostSessionHook]]
-"""Builds the post-session hooks for an open graph (the root passes the extractor's)."""
+HookFactory = Callable[[GraphDB, IngestSettings, Embedder | None], Sequence[PostSessionHook]]
+"""Builds the post-session hooks for an open graph, sharing the ingest's embedder (the root
+passes one that builds the extraction hook)."""
 
 FORMAT_CHOICES = ("auto", *FORMATS)
 
@@ -114,7 +116,9 @@ async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: st
     failed, else 0.
     """
     async with graph_session(settings) as db:
-        hook_list = list(hooks(db, settings)) if hooks is not None and extract else []
+        embedder = make_embedder(settings.embedding) if settings.ingest.embed and not dry_run \
+            else None
+        hook_list = list(hooks(db, settings, embedder)) if hooks is not None and extract else []
         if not watch:
             progress = None if as_json else RichProgress(console)
             if progress:
@@ -122,7 +126,7 @@ async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: st
             try:
                 rep = await ingest_paths(db, settings, paths, fmt=fmt, project=project,
                                          dry_run=dry_run, hooks=hook_list, run_hooks=extract,
-                                         progress=progress)
+                                         embedder=embedder, progress=progress)
             finally:
                 if progress:
                     progress.bar.stop()
@@ -133,19 +137,16 @@ async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: st
             return 1 if rep.failed else 0
         return await _watch(db, settings, paths, fmt=fmt, project=project, hooks=hook_list,
                             extract=extract, as_json=as_json, console=console,
-                            stop=stop or asyncio.Event())
+                            stop=stop or asyncio.Event(), embedder=embedder)
 
 
 async def _watch(db: GraphDB, settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
                  project: str | None, hooks: list[PostSessionHook], extract: bool, as_json: bool,
-                 console: Console, stop: asyncio.Event) -> int:
+                 console: Console, stop: asyncio.Event, embedder: Embedder | None) -> int:
     """Poll the paths; appended lines are read from the saved offset. SIGINT/SIGTERM stop."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    from graph.embed import make_embedder
-
-    embedder = make_embedder(settings.embedding) if settings.ingest.embed else None
     failed = False
     if not as_json:
         console.print(f"watching {', '.join(map(str, paths))} (Ctrl-C stops)")

@@ -87,3 +87,33 @@ async def test_watch_tails_appended_lines(graph_db, graph_settings: GraphSetting
     await wait_for(4)
     stop.set()
     assert await asyncio.wait_for(task, timeout=10) == 0
+
+
+def test_cli_hooks_run_unless_no_extract(env: None, tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    async def hook(db, session, turn_ids) -> None:
+        calls.append(session.key)
+
+    def factory(db, settings, embedder):
+        assert embedder is None  # REMGRAPH_INGEST__EMBED=false
+        return [hook]
+
+    app = typer.Typer()
+    register(app, hooks=factory)
+
+    @app.command("noop")
+    def noop() -> None:
+        """Nothing."""
+
+    log = tmp_path / "a.jsonl"
+    log.write_text(json.dumps({"session_id": "x", "role": "user", "content": "hi",
+                               "timestamp": 0}) + "\n")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(log), "--no-extract"]).exit_code == 0
+    assert calls == []
+    with log.open("a") as f:
+        f.write(json.dumps({"session_id": "x", "role": "assistant", "content": "hello",
+                            "timestamp": 1}) + "\n")
+    assert runner.invoke(app, ["ingest", str(log)]).exit_code == 0
+    assert calls == ["x"]
