@@ -56,7 +56,7 @@ from ingest.extract.models import (
     TopicCandidate,
 )
 
-__all__ = ["KnowledgeWriter", "correction_action"]
+__all__ = ["KnowledgeWriter", "correction_action", "reverses"]
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ def correction_action(
         return cand.action
     if best is None:
         return "ADD"
-    if _reverses(cand, best):
+    if reverses(cand, best):
         return "INVALIDATE"
     if similarity <= threshold:
         return "ADD"
@@ -102,14 +102,22 @@ def correction_action(
     return "UPDATE"
 
 
-def _reverses(cand: CorrectionCandidate, old: Correction) -> bool:
+def reverses(cand: CorrectionCandidate, old: Correction) -> bool:
+    """Whether a candidate correction says the opposite of a stored one.
+
+    Three shapes: swapped "use X instead of Y" / "use Y instead of X"; "don't X" after "(always) X";
+    and "(always) X" after "don't X" (stored corrected behaviour "not X").
+    """
     c_new, o_new = normalize_key(cand.corrected_behaviour), normalize_key(cand.original_behaviour)
     c_old, o_old = normalize_key(old.corrected_behaviour), normalize_key(old.original_behaviour)
     if c_new and o_new and c_old and o_old and c_new == o_old and o_new == c_old:
         return True
     if cand.negates:
         neg = normalize_key(cand.negates)
-        return bool(neg) and (neg == c_old or f"always {neg}" == normalize_key(old.rule_text)[:-1])
+        if neg and (neg == c_old or normalize_key(old.rule_text).rstrip(".") == f"always {neg}"):
+            return True
+    if c_old.startswith("not ") and c_new and not c_new.startswith("not "):
+        return c_old.removeprefix("not ") == c_new
     return False
 
 
@@ -348,7 +356,7 @@ class KnowledgeWriter:
             hits = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
             hits = [(c, sim) for c, sim in hits if sim > s.correction_related_similarity]
             best, sim = hits[0] if hits else (None, 0.0)
-            reversal = next((c for c, _ in hits if _reverses(cand, c)), None)
+            reversal = next((c for c, _ in hits if reverses(cand, c)), None)
             if reversal is not None and cand.action is None:
                 best, action = reversal, "INVALIDATE"
             else:
@@ -363,7 +371,7 @@ class KnowledgeWriter:
                 dups = [
                     (c.id, best.id, round(x, 4))
                     for c, x in hits[1:]
-                    if x > s.correction_similarity and not _reverses(cand, c)
+                    if x > s.correction_similarity and not reverses(cand, c)
                 ]
                 await self.corrections.link("DUPLICATE_OF", dups)
                 report.corrections_reinforced += 1
