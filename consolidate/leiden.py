@@ -71,24 +71,20 @@ def _index(
 ) -> tuple[list[Hashable], np.ndarray, np.ndarray]:
     """Sorted node ids and the source/target index arrays of the edges.
 
-    String ids (the normal case) are sorted and indexed by numpy in C; other ids go through
-    Python with the same total order.
+    Ids get codes in order of appearance (one dict pass), then only the distinct ids are sorted
+    and the codes remapped to ranks with numpy, so a million edges cost two dict passes.
     """
     m = len(triples)
-    if all(isinstance(x, str) for x in extra) and all(
-        isinstance(a, str) and isinstance(b, str) for a, b, _ in triples
-    ):
-        flat = [a for a, _, _ in triples] + [b for _, b, _ in triples] + list(extra)
-        uniq, inverse = np.unique(np.array(flat, dtype=str), return_inverse=True)
-        return [str(x) for x in uniq.tolist()], inverse[:m], inverse[m : 2 * m]
-    ids: set[Hashable] = set(extra)
-    ids.update(a for a, _, _ in triples)
-    ids.update(b for _, b, _ in triples)
-    order = sorted(ids, key=_sort_key)
-    index = {x: i for i, x in enumerate(order)}
-    src = np.fromiter((index[a] for a, _, _ in triples), dtype=np.int64, count=m)
-    dst = np.fromiter((index[b] for _, b, _ in triples), dtype=np.int64, count=m)
-    return order, src, dst
+    codes: dict[Hashable, int] = {}
+    src = np.fromiter((codes.setdefault(a, len(codes)) for a, _, _ in triples), np.int64, m)
+    dst = np.fromiter((codes.setdefault(b, len(codes)) for _, b, _ in triples), np.int64, m)
+    for x in extra:
+        codes.setdefault(x, len(codes))
+    uniq = list(codes)
+    perm = sorted(range(len(uniq)), key=lambda i: _sort_key(uniq[i]))
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.asarray(perm, dtype=np.int64)] = np.arange(len(uniq), dtype=np.int64)
+    return [uniq[i] for i in perm], rank[src], rank[dst]
 
 
 def partition(
