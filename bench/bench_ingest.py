@@ -47,8 +47,12 @@ def _machine() -> dict[str, Any]:
             mem = int(f.readline().split()[1]) * 1024
     except OSError:
         pass
-    return {"cpus": os.cpu_count(), "memory_gib": round(mem / 2**30, 1),
-            "python": platform.python_version(), "platform": platform.platform()}
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem / 2**30, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
 
 
 def _peak_rss_mib() -> float:
@@ -96,16 +100,28 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
     total = rep.timings["total"]
     n = rep.turns_new
     return {
-        "dataset": label, "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "path": str(path), "turns": n, "sessions": rep.sessions,
-        "failed": rep.turns_failed, "issues": len(rep.issues),
+        "dataset": label,
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "path": str(path),
+        "turns": n,
+        "sessions": rep.sessions,
+        "failed": rep.turns_failed,
+        "issues": len(rep.issues),
         "model_load_s": round(load_s, 2),
-        "seconds": rep.timings, "turns_per_s": round(n / total, 1) if total else None,
-        "stage_turns_per_s": {k: round(n / v, 1) for k, v in rep.timings.items()
-                              if k in ("parse", "embed", "write") and v > 0},
-        "rerun": {"outcomes": sorted({f.outcome for f in again.files}),
-                  "turns_new": again.turns_new, "seconds": again.timings["total"]},
-        "batch_size": settings.ingest.batch_size, "overlap": settings.ingest.overlap,
+        "seconds": rep.timings,
+        "turns_per_s": round(n / total, 1) if total else None,
+        "stage_turns_per_s": {
+            k: round(n / v, 1)
+            for k, v in rep.timings.items()
+            if k in ("parse", "embed", "write") and v > 0
+        },
+        "rerun": {
+            "outcomes": sorted({f.outcome for f in again.files}),
+            "turns_new": again.turns_new,
+            "seconds": again.timings["total"],
+        },
+        "batch_size": settings.ingest.batch_size,
+        "overlap": settings.ingest.overlap,
         "embeddings": settings.ingest.embed,
         "engine_peak_rss_mib": server_hwm,
         "load_average_before_after": [load_before, load_after],
@@ -116,15 +132,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
     ap.add_argument("--synthetic", type=int, default=0, help="also ingest N synthetic turns")
-    ap.add_argument("--synthetic-no-embed", action="store_true",
-                    help="ingest the synthetic turns without embeddings (write path only)")
+    ap.add_argument(
+        "--synthetic-no-embed",
+        action="store_true",
+        help="ingest the synthetic turns without embeddings (write path only)",
+    )
     ap.add_argument("--skip-locomo", action="store_true")
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--no-overlap", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest.json")
     args = ap.parse_args()
-    settings = IngestSettings(ingest={"batch_size": args.batch_size,
-                                      "overlap": not args.no_overlap})
+    settings = IngestSettings(
+        ingest={"batch_size": args.batch_size, "overlap": not args.no_overlap}
+    )
     results: list[dict[str, Any]] = []
     # SIGTERM → SystemExit, so the embedded server is stopped by the `finally` blocks
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -136,13 +156,24 @@ def main() -> None:
         if args.synthetic:
             syn_settings = settings
             if args.synthetic_no_embed:
-                syn_settings = settings.model_copy(update={"ingest": settings.ingest.model_copy(
-                    update={"embed": False})})
+                syn_settings = settings.model_copy(
+                    update={"ingest": settings.ingest.model_copy(update={"embed": False})}
+                )
             syn = Path(tmp) / "synthetic"
-            subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "--turns",
-                            str(args.synthetic), "--out", str(syn)], check=True)
-            r = asyncio.run(_run(syn, Path(tmp) / "syn-db", syn_settings,
-                                 f"synthetic-{args.synthetic}"))
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "bench" / "generate.py"),
+                    "--turns",
+                    str(args.synthetic),
+                    "--out",
+                    str(syn),
+                ],
+                check=True,
+            )
+            r = asyncio.run(
+                _run(syn, Path(tmp) / "syn-db", syn_settings, f"synthetic-{args.synthetic}")
+            )
             r["ingest_process_peak_rss_mib"] = round(_peak_rss_mib(), 1)
             print(json.dumps(r, indent=1))
             results.append(r)
@@ -150,8 +181,13 @@ def main() -> None:
         done = {r["dataset"] for r in results}
         old = json.loads(args.out.read_text()).get("results", [])
         results = [r for r in old if r.get("dataset") not in done] + results
-    out = {"benchmark": "ingest", "when": datetime.now(UTC).isoformat(timespec="seconds"),
-           "machine": _machine(), "target_turns_per_s": 300, "results": results}
+    out = {
+        "benchmark": "ingest",
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": _machine(),
+        "target_turns_per_s": 300,
+        "results": results,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {args.out}")

@@ -30,9 +30,36 @@ WORDS = (  # noqa: SIM905 - a word list reads better as prose
     "secret env variable flag option default value list map set string number date time zone "
     "fix bug issue ticket release version upgrade dependency lockfile ci pipeline lint format"
 ).split()
-TECH = ["pnpm", "npm", "uv", "pip", "poetry", "postgres", "sqlite", "redis", "falkordb", "neo4j",
-        "pytest", "vitest", "ruff", "black", "mypy", "pyright", "docker", "podman", "fastapi",
-        "flask", "react", "svelte", "tailwind", "kafka", "celery", "cron", "terraform", "k8s"]
+TECH = [
+    "pnpm",
+    "npm",
+    "uv",
+    "pip",
+    "poetry",
+    "postgres",
+    "sqlite",
+    "redis",
+    "falkordb",
+    "neo4j",
+    "pytest",
+    "vitest",
+    "ruff",
+    "black",
+    "mypy",
+    "pyright",
+    "docker",
+    "podman",
+    "fastapi",
+    "flask",
+    "react",
+    "svelte",
+    "tailwind",
+    "kafka",
+    "celery",
+    "cron",
+    "terraform",
+    "k8s",
+]
 TOOLS = ["Bash", "Read", "Edit", "Grep", "Write", "Glob"]
 
 
@@ -52,30 +79,56 @@ def session_turns(rng: random.Random, n: int) -> list[dict[str, Any]]:
             a, b = rng.sample(TECH, 2)
             out.append({"role": "user", "content": f"No, use {a}, not {b}. {sentence(rng, 8)}"})
         elif r < 0.10:
-            out.append({"role": "user", "content": f"Let's go with {rng.choice(TECH)} for this. "
-                                                   f"{sentence(rng, 10)}"})
+            out.append(
+                {
+                    "role": "user",
+                    "content": f"Let's go with {rng.choice(TECH)} for this. {sentence(rng, 10)}",
+                }
+            )
         else:
             out.append({"role": "user", "content": sentence(rng, 25)})
         for _ in range(rng.choice((0, 1, 1, 2, 3))):
             tool = rng.choice(TOOLS)
             ok = rng.random() > 0.08
-            out.append({"role": "assistant", "content": sentence(rng, 15), "tool_name": tool,
-                        "tool_input": {"command": sentence(rng, 6)}})
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": sentence(rng, 15),
+                    "tool_name": tool,
+                    "tool_input": {"command": sentence(rng, 6)},
+                }
+            )
             body = "\n".join(sentence(rng, 10) for _ in range(rng.randint(1, 8)))
-            out.append({"role": "tool", "content": ("Error: " if not ok else "") + body,
-                        "tool_name": tool, "tool_ok": ok})
-        out.append({"role": "assistant", "content": " ".join(
-            sentence(rng, 14) for _ in range(rng.randint(1, 6)))})
+            out.append(
+                {
+                    "role": "tool",
+                    "content": ("Error: " if not ok else "") + body,
+                    "tool_name": tool,
+                    "tool_ok": ok,
+                }
+            )
+        out.append(
+            {
+                "role": "assistant",
+                "content": " ".join(sentence(rng, 14) for _ in range(rng.randint(1, 6))),
+            }
+        )
     return out[:n]
 
 
-def generic_lines(project: str, sid: str, start: datetime,
-                  turns: list[dict[str, Any]]) -> list[str]:
+def generic_lines(
+    project: str, sid: str, start: datetime, turns: list[dict[str, Any]]
+) -> list[str]:
     lines = []
     for i, t in enumerate(turns):
-        rec = {"session_id": sid, "project": project, "id": f"{sid}-{i}", "role": t["role"],
-               "content": t["content"], "timestamp": (start + timedelta(seconds=20 * i))
-               .isoformat().replace("+00:00", "Z")}
+        rec = {
+            "session_id": sid,
+            "project": project,
+            "id": f"{sid}-{i}",
+            "role": t["role"],
+            "content": t["content"],
+            "timestamp": (start + timedelta(seconds=20 * i)).isoformat().replace("+00:00", "Z"),
+        }
         if "tool_name" in t:
             rec["tool_name"] = t["tool_name"]
         if "tool_ok" in t:
@@ -84,41 +137,79 @@ def generic_lines(project: str, sid: str, start: datetime,
     return lines
 
 
-def claude_lines(project: str, sid: str, start: datetime, turns: list[dict[str, Any]],
-                 rng: random.Random) -> list[str]:
+def claude_lines(
+    project: str, sid: str, start: datetime, turns: list[dict[str, Any]], rng: random.Random
+) -> list[str]:
     lines = []
     parent = None
     pending = None
     for i, t in enumerate(turns):
         uid = str(uuid.UUID(int=rng.getrandbits(128)))
         ts = (start + timedelta(seconds=20 * i)).isoformat().replace("+00:00", "Z")
-        base = {"parentUuid": parent, "isSidechain": False, "userType": "external",
-                "cwd": f"/home/dev/{project}", "sessionId": sid, "version": "1.0.98",
-                "uuid": uid, "timestamp": ts}
+        base = {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": f"/home/dev/{project}",
+            "sessionId": sid,
+            "version": "1.0.98",
+            "uuid": uid,
+            "timestamp": ts,
+        }
         if t["role"] == "user":
             rec = {**base, "type": "user", "message": {"role": "user", "content": t["content"]}}
         elif t["role"] == "tool":
-            rec = {**base, "type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": pending, "content": t["content"],
-                 "is_error": not t["tool_ok"]}]}}
+            rec = {
+                **base,
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": pending,
+                            "content": t["content"],
+                            "is_error": not t["tool_ok"],
+                        }
+                    ],
+                },
+            }
         else:
             content: list[dict[str, Any]] = [{"type": "text", "text": t["content"]}]
             if "tool_name" in t:
                 pending = f"toolu_{uid[:8]}"
-                content.append({"type": "tool_use", "id": pending, "name": t["tool_name"],
-                                "input": t["tool_input"]})
-            rec = {**base, "type": "assistant", "requestId": f"req_{uid[:8]}", "message": {
-                "id": f"msg_{uid[:8]}", "type": "message", "role": "assistant",
-                "model": "claude-sonnet-4-20250514", "content": content,
-                "usage": {"input_tokens": rng.randint(50, 4000),
-                          "output_tokens": rng.randint(20, 800)}}}
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": pending,
+                        "name": t["tool_name"],
+                        "input": t["tool_input"],
+                    }
+                )
+            rec = {
+                **base,
+                "type": "assistant",
+                "requestId": f"req_{uid[:8]}",
+                "message": {
+                    "id": f"msg_{uid[:8]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-20250514",
+                    "content": content,
+                    "usage": {
+                        "input_tokens": rng.randint(50, 4000),
+                        "output_tokens": rng.randint(20, 800),
+                    },
+                },
+            }
         lines.append(json.dumps(rec))
         parent = uid
     return lines
 
 
-def generate(out: Path, turns: int, *, fmt: str = "generic", projects: int = 8,
-             seed: int = 7) -> dict[str, int]:
+def generate(
+    out: Path, turns: int, *, fmt: str = "generic", projects: int = 8, seed: int = 7
+) -> dict[str, int]:
     """Write about `turns` turns of sessions under `out`; returns counts."""
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -131,8 +222,11 @@ def generate(out: Path, turns: int, *, fmt: str = "generic", projects: int = 8,
         sid = str(uuid.UUID(int=rng.getrandbits(128)))
         start = day + timedelta(hours=rng.randint(0, 9), minutes=rng.randint(0, 59))
         ts = session_turns(rng, n)
-        lines = (claude_lines(project, sid, start, ts, rng) if fmt == "claude-code"
-                 else generic_lines(project, sid, start, ts))
+        lines = (
+            claude_lines(project, sid, start, ts, rng)
+            if fmt == "claude-code"
+            else generic_lines(project, sid, start, ts)
+        )
         d = out / project
         d.mkdir(exist_ok=True)
         (d / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
@@ -144,8 +238,9 @@ def generate(out: Path, turns: int, *, fmt: str = "generic", projects: int = 8,
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--turns", type=int, default=100_000)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--format", choices=("generic", "claude-code"), default="generic")

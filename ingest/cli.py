@@ -53,9 +53,13 @@ class RichProgress:
         self.started = time.perf_counter()
         self.turns = 0
         self.bar = Progress(
-            TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[bold]ingest[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
             TextColumn("files · {task.fields[turns]} turns · {task.fields[rate]} turns/s"),
-            TimeElapsedColumn(), TextColumn("{task.fields[current]}"), console=console,
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[current]}"),
+            console=console,
             transient=False,
         )
         self.task = self.bar.add_task("ingest", total=0, turns=0, rate="0", current="")
@@ -78,12 +82,27 @@ class RichProgress:
 def summary_table(rep: IngestReport) -> Table:
     """The end-of-run table: files, sessions, turns new/unchanged/skipped/failed, timings."""
     t = Table(title="ingest summary", show_header=True)
-    for col in ("files", "sessions", "turns new", "unchanged", "skipped", "failed", "closed",
-                "turns/s"):
+    for col in (
+        "files",
+        "sessions",
+        "turns new",
+        "unchanged",
+        "skipped",
+        "failed",
+        "closed",
+        "turns/s",
+    ):
         t.add_column(col, justify="right")
-    t.add_row(str(len(rep.files)), str(rep.sessions), str(rep.turns_new),
-              str(rep.turns_unchanged), str(rep.turns_skipped), str(rep.turns_failed),
-              str(rep.turns_closed), f"{rep.turns_per_s:.0f}")
+    t.add_row(
+        str(len(rep.files)),
+        str(rep.sessions),
+        str(rep.turns_new),
+        str(rep.turns_unchanged),
+        str(rep.turns_skipped),
+        str(rep.turns_failed),
+        str(rep.turns_closed),
+        f"{rep.turns_per_s:.0f}",
+    )
     return t
 
 
@@ -106,27 +125,47 @@ def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -
         console.print("nothing new: every file was already ingested")
 
 
-async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
-                     project: str | None, dry_run: bool, as_json: bool, extract: bool,
-                     watch: bool, hooks: HookFactory | None, console: Console,
-                     stop: asyncio.Event | None = None) -> int:
+async def run_ingest(
+    settings: IngestSettings,
+    paths: Sequence[Path],
+    *,
+    fmt: str,
+    project: str | None,
+    dry_run: bool,
+    as_json: bool,
+    extract: bool,
+    watch: bool,
+    hooks: HookFactory | None,
+    console: Console,
+    stop: asyncio.Event | None = None,
+) -> int:
     """Open the graph, ingest (once, or until interrupted with `--watch`) and report.
 
     `stop` ends a watch (SIGINT and SIGTERM set it too). Returns the exit code: 1 when anything
     failed, else 0.
     """
     async with graph_session(settings) as db:
-        embedder = make_embedder(settings.embedding) if settings.ingest.embed and not dry_run \
-            else None
+        embedder = (
+            make_embedder(settings.embedding) if settings.ingest.embed and not dry_run else None
+        )
         hook_list = list(hooks(db, settings, embedder)) if hooks is not None and extract else []
         if not watch:
             progress = None if as_json else RichProgress(console)
             if progress:
                 progress.bar.start()
             try:
-                rep = await ingest_paths(db, settings, paths, fmt=fmt, project=project,
-                                         dry_run=dry_run, hooks=hook_list, run_hooks=extract,
-                                         embedder=embedder, progress=progress)
+                rep = await ingest_paths(
+                    db,
+                    settings,
+                    paths,
+                    fmt=fmt,
+                    project=project,
+                    dry_run=dry_run,
+                    hooks=hook_list,
+                    run_hooks=extract,
+                    embedder=embedder,
+                    progress=progress,
+                )
             finally:
                 if progress:
                     progress.bar.stop()
@@ -135,14 +174,35 @@ async def run_ingest(settings: IngestSettings, paths: Sequence[Path], *, fmt: st
             else:
                 print_report(rep, console)
             return 1 if rep.failed else 0
-        return await _watch(db, settings, paths, fmt=fmt, project=project, hooks=hook_list,
-                            extract=extract, as_json=as_json, console=console,
-                            stop=stop or asyncio.Event(), embedder=embedder)
+        return await _watch(
+            db,
+            settings,
+            paths,
+            fmt=fmt,
+            project=project,
+            hooks=hook_list,
+            extract=extract,
+            as_json=as_json,
+            console=console,
+            stop=stop or asyncio.Event(),
+            embedder=embedder,
+        )
 
 
-async def _watch(db: GraphDB, settings: IngestSettings, paths: Sequence[Path], *, fmt: str,
-                 project: str | None, hooks: list[PostSessionHook], extract: bool, as_json: bool,
-                 console: Console, stop: asyncio.Event, embedder: Embedder | None) -> int:
+async def _watch(
+    db: GraphDB,
+    settings: IngestSettings,
+    paths: Sequence[Path],
+    *,
+    fmt: str,
+    project: str | None,
+    hooks: list[PostSessionHook],
+    extract: bool,
+    as_json: bool,
+    console: Console,
+    stop: asyncio.Event,
+    embedder: Embedder | None,
+) -> int:
     """Poll the paths; appended lines are read from the saved offset. SIGINT/SIGTERM stop."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -152,15 +212,25 @@ async def _watch(db: GraphDB, settings: IngestSettings, paths: Sequence[Path], *
         console.print(f"watching {', '.join(map(str, paths))} (Ctrl-C stops)")
     try:
         while not stop.is_set():
-            rep = await ingest_paths(db, settings, paths, fmt=fmt, project=project, hooks=hooks,
-                                     run_hooks=extract, embedder=embedder)
+            rep = await ingest_paths(
+                db,
+                settings,
+                paths,
+                fmt=fmt,
+                project=project,
+                hooks=hooks,
+                run_hooks=extract,
+                embedder=embedder,
+            )
             failed = failed or rep.failed
             if rep.turns_new or rep.issues:
                 if as_json:
                     typer.echo(json.dumps(rep.to_json()))
                 else:
-                    console.print(f"{time.strftime('%H:%M:%S')} +{rep.turns_new} turns in "
-                                  f"{rep.sessions} sessions, {len(rep.issues)} issues")
+                    console.print(
+                        f"{time.strftime('%H:%M:%S')} +{rep.turns_new} turns in "
+                        f"{rep.sessions} sessions, {len(rep.issues)} issues"
+                    )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=settings.ingest.watch_interval_s)
     finally:
@@ -171,37 +241,58 @@ async def _watch(db: GraphDB, settings: IngestSettings, paths: Sequence[Path], *
     return 1 if failed else 0
 
 
-def register(parent: typer.Typer, *, hooks: HookFactory | None = None,
-             name: str = "ingest") -> None:
+def register(
+    parent: typer.Typer, *, hooks: HookFactory | None = None, name: str = "ingest"
+) -> None:
     """Add the `ingest` command to `parent`, with the root's post-session hook factory."""
 
     @parent.command(name)
     def ingest(
         paths: Annotated[list[Path], typer.Argument(help="Transcript files or directories")],
-        fmt: Annotated[str, typer.Option("--format", "-f", help=(
-            "auto | claude-code | codex | chatgpt | generic | locomo"))] = "auto",
+        fmt: Annotated[
+            str,
+            typer.Option(
+                "--format", "-f", help=("auto | claude-code | codex | chatgpt | generic | locomo")
+            ),
+        ] = "auto",
         project: Annotated[str | None, typer.Option(help="Project slug for every session")] = None,
-        dry_run: Annotated[bool, typer.Option("--dry-run",
-                                              help="Parse only; write nothing")] = False,
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="Parse only; write nothing")
+        ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON")] = False,
-        no_extract: Annotated[bool, typer.Option("--no-extract",
-                                                 help="Skip knowledge extraction")] = False,
-        watch: Annotated[bool, typer.Option("--watch", help=(
-            "Keep ingesting appended lines until stopped"))] = False,
+        no_extract: Annotated[
+            bool, typer.Option("--no-extract", help="Skip knowledge extraction")
+        ] = False,
+        watch: Annotated[
+            bool, typer.Option("--watch", help=("Keep ingesting appended lines until stopped"))
+        ] = False,
         batch_size: Annotated[int | None, typer.Option(help="Turns per batch")] = None,
     ) -> None:
         """Ingest agent transcripts (Claude Code, Codex, ChatGPT, generic JSONL, LoCoMo)."""
         if fmt not in FORMAT_CHOICES:
-            raise typer.BadParameter(f"choose one of {', '.join(FORMAT_CHOICES)}",
-                                     param_hint="--format")
+            raise typer.BadParameter(
+                f"choose one of {', '.join(FORMAT_CHOICES)}", param_hint="--format"
+            )
         settings = IngestSettings()
         if batch_size is not None:
-            settings = settings.model_copy(update={"ingest": settings.ingest.model_copy(
-                update={"batch_size": batch_size})})
+            settings = settings.model_copy(
+                update={"ingest": settings.ingest.model_copy(update={"batch_size": batch_size})}
+            )
         console = Console(stderr=as_json)
-        code = asyncio.run(run_ingest(settings, paths, fmt=fmt, project=project,
-                                      dry_run=dry_run, as_json=as_json, extract=not no_extract,
-                                      watch=watch, hooks=hooks, console=console))
+        code = asyncio.run(
+            run_ingest(
+                settings,
+                paths,
+                fmt=fmt,
+                project=project,
+                dry_run=dry_run,
+                as_json=as_json,
+                extract=not no_extract,
+                watch=watch,
+                hooks=hooks,
+                console=console,
+            )
+        )
         raise typer.Exit(code)
 
 

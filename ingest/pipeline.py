@@ -61,8 +61,11 @@ class _Run:
     files: list[FileReport] = field(default_factory=list)
     issues: list[ParseIssue] = field(default_factory=list)
     hook_errors: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
-        ("parse", "normalize", "embed", "write", "hooks", "total"), 0.0))
+    timings: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("parse", "normalize", "embed", "write", "hooks", "total"), 0.0
+        )
+    )
     sessions: int = 0
     turns_new: int = 0
     turns_unchanged: int = 0
@@ -136,19 +139,32 @@ async def ingest_paths(
         embedder = make_embedder(settings.embedding)
     if not settings.ingest.embed:
         embedder = None
-    ctx = _FileContext(db=db, settings=settings, project=project, dry_run=dry_run,
-                       hooks=list(hooks) if run_hooks else [], embedder=embedder,
-                       progress=progress, run=run)
+    ctx = _FileContext(
+        db=db,
+        settings=settings,
+        project=project,
+        dry_run=dry_run,
+        hooks=list(hooks) if run_hooks else [],
+        embedder=embedder,
+        progress=progress,
+        run=run,
+    )
     for path, explicit in files:
         await ctx.ingest_file(path, fmt, explicit)
     await ctx.finish_hooks()
     run.timings["total"] = time.perf_counter() - started
     return IngestReport(
-        files=tuple(run.files), sessions=run.sessions, turns_new=run.turns_new,
-        turns_unchanged=run.turns_unchanged, turns_skipped=run.turns_skipped,
-        turns_failed=run.turns_failed, turns_closed=run.turns_closed,
-        timings={k: round(v, 4) for k, v in run.timings.items()}, issues=tuple(run.issues),
-        dry_run=dry_run, hook_errors=tuple(run.hook_errors),
+        files=tuple(run.files),
+        sessions=run.sessions,
+        turns_new=run.turns_new,
+        turns_unchanged=run.turns_unchanged,
+        turns_skipped=run.turns_skipped,
+        turns_failed=run.turns_failed,
+        turns_closed=run.turns_closed,
+        timings={k: round(v, 4) for k, v in run.timings.items()},
+        issues=tuple(run.issues),
+        dry_run=dry_run,
+        hook_errors=tuple(run.hook_errors),
     )
 
 
@@ -170,9 +186,16 @@ async def ingest_parsed(
     run = _Run()
     if embedder is None and settings.ingest.embed:
         embedder = make_embedder(settings.embedding)
-    ctx = _FileContext(db=db, settings=settings, project=None, dry_run=False,
-                       hooks=list(hooks) if run_hooks else [], embedder=embedder if
-                       settings.ingest.embed else None, progress=None, run=run)
+    ctx = _FileContext(
+        db=db,
+        settings=settings,
+        project=None,
+        dry_run=False,
+        hooks=list(hooks) if run_hooks else [],
+        embedder=embedder if settings.ingest.embed else None,
+        progress=None,
+        run=run,
+    )
     limit = settings.ingest.max_turn_chars
     normalized = [normalize_session(s, max_chars=limit) for s in sessions]
     written, _, _ = await ctx.write(normalized, full=False)
@@ -181,10 +204,14 @@ async def ingest_parsed(
     run.sessions = len(normalized)
     run.turns_new = sum(len(v) for v in written.values())
     run.timings["total"] = time.perf_counter() - started
-    return IngestReport(sessions=run.sessions, turns_new=run.turns_new,
-                        turns_failed=run.turns_failed, issues=tuple(run.issues),
-                        timings={k: round(v, 4) for k, v in run.timings.items()},
-                        hook_errors=tuple(run.hook_errors))
+    return IngestReport(
+        sessions=run.sessions,
+        turns_new=run.turns_new,
+        turns_failed=run.turns_failed,
+        issues=tuple(run.issues),
+        timings={k: round(v, 4) for k, v in run.timings.items()},
+        hook_errors=tuple(run.hook_errors),
+    )
 
 
 @dataclass
@@ -218,12 +245,16 @@ class _FileContext:
             detected = detect_format(path)
             if detected is None:
                 if explicit:
-                    self.run.issues.append(ParseIssue(
-                        file=key, reason="format not recognised; pass --format"))
+                    self.run.issues.append(
+                        ParseIssue(file=key, reason="format not recognised; pass --format")
+                    )
                     self._done(FileReport(path=key, format="unknown", outcome="failed", issues=1))
                 else:
-                    self.run.issues.append(ParseIssue(
-                        file=key, severity="info", reason="not a recognised transcript; skipped"))
+                    self.run.issues.append(
+                        ParseIssue(
+                            file=key, severity="info", reason="not a recognised transcript; skipped"
+                        )
+                    )
                 return
             name = detected
         if self.progress:
@@ -253,16 +284,23 @@ class _FileContext:
         cursor: ParseCursor | None = None
         outcome: FileOutcome = "new" if state is None else "changed"
         prior_turns = 0
-        if (state is not None and parser.incremental and state.cursor_json
-                and len(data) >= state.offset
-                and _sha(memoryview(data)[: state.offset]) == state.prefix_sha):
+        if (
+            state is not None
+            and parser.incremental
+            and state.cursor_json
+            and len(data) >= state.offset
+            and _sha(memoryview(data)[: state.offset]) == state.prefix_sha
+        ):
             cursor = ParseCursor.model_validate_json(state.cursor_json)
             outcome = "appended"
             prior_turns = state.turns
             self.run.turns_unchanged += state.turns
-        chunk = data[cursor.offset:] if cursor is not None else data
-        opts = ParseOptions(file=key, project=self.project,
-                            tool_payload_chars=self.settings.ingest.tool_payload_chars)
+        chunk = data[cursor.offset :] if cursor is not None else data
+        opts = ParseOptions(
+            file=key,
+            project=self.project,
+            tool_payload_chars=self.settings.ingest.tool_payload_chars,
+        )
         result: ParseResult = await asyncio.to_thread(parser.parse, chunk, cursor, opts)
         self.run.timings["parse"] += time.perf_counter() - t0
         t1 = time.perf_counter()
@@ -277,34 +315,65 @@ class _FileContext:
         if self.dry_run:
             self.run.sessions += len(sessions)
             self.run.turns_new += new_turns
-            self._done(FileReport(path=key, format=name, outcome="dry-run",
-                                  sessions=len(sessions), turns_new=new_turns, issues=n_issues))
+            self._done(
+                FileReport(
+                    path=key,
+                    format=name,
+                    outcome="dry-run",
+                    sessions=len(sessions),
+                    turns_new=new_turns,
+                    issues=n_issues,
+                )
+            )
             return
-        gone = [] if state is None else sorted(
-            set(state.session_ids) - {session_model(s).id for s in sessions})
-        written_ids, closed, fresh = await self.write(sessions, full=cursor is None,
-                                                      file=key, gone_sessions=gone)
+        gone = (
+            []
+            if state is None
+            else sorted(set(state.session_ids) - {session_model(s).id for s in sessions})
+        )
+        written_ids, closed, fresh = await self.write(
+            sessions, full=cursor is None, file=key, gone_sessions=gone
+        )
         await self.run_hooks(sessions, written_ids)
         consumed = result.cursor.offset if parser.incremental else len(data)
-        await self.states.save(SourceFileState(
-            path=key, format=name, size=len(data), mtime_ns=st.st_mtime_ns, file_sha=_sha(data),
-            offset=consumed, line=result.cursor.line,
-            prefix_sha=_sha(memoryview(data)[:consumed]),
-            cursor_json=result.cursor.model_dump_json() if parser.incremental else "",
-            session_ids=tuple(sorted({session_model(s).id for s in sessions}
-                                     | set(state.session_ids if state and cursor else ()))),
-            turns=prior_turns + new_turns, updated_at=now_ms(),
-        ))
+        await self.states.save(
+            SourceFileState(
+                path=key,
+                format=name,
+                size=len(data),
+                mtime_ns=st.st_mtime_ns,
+                file_sha=_sha(data),
+                offset=consumed,
+                line=result.cursor.line,
+                prefix_sha=_sha(memoryview(data)[:consumed]),
+                cursor_json=result.cursor.model_dump_json() if parser.incremental else "",
+                session_ids=tuple(
+                    sorted(
+                        {session_model(s).id for s in sessions}
+                        | set(state.session_ids if state and cursor else ())
+                    )
+                ),
+                turns=prior_turns + new_turns,
+                updated_at=now_ms(),
+            )
+        )
         self.run.sessions += len(sessions)
         self.run.turns_new += fresh
         self.run.turns_unchanged += new_turns - fresh
         self.run.turns_closed += closed
-        self._done(FileReport(path=key, format=name, outcome=outcome,
-                              sessions=len(sessions), turns_new=fresh, turns_closed=closed,
-                              issues=n_issues))
+        self._done(
+            FileReport(
+                path=key,
+                format=name,
+                outcome=outcome,
+                sessions=len(sessions),
+                turns_new=fresh,
+                turns_closed=closed,
+                issues=n_issues,
+            )
+        )
 
-    def _models(self, sessions: list[ParsedSession]) -> tuple[list[Session], list[Turn],
-                                                               list[str]]:
+    def _models(self, sessions: list[ParsedSession]) -> tuple[list[Session], list[Turn], list[str]]:
         """Domain models plus the text to embed per turn; unmappable turns become issues."""
         smodels: list[Session] = []
         turns: list[Turn] = []
@@ -317,14 +386,23 @@ class _FileContext:
                     turns.append(turn_model(s, t))
                 except ValidationError as e:
                     self.run.turns_failed += 1
-                    self.run.issues.append(ParseIssue(file=s.source_file, line=t.line,
-                                                      reason=f"turn {t.key!r} rejected: {e}"))
+                    self.run.issues.append(
+                        ParseIssue(
+                            file=s.source_file, line=t.line, reason=f"turn {t.key!r} rejected: {e}"
+                        )
+                    )
                     continue
                 texts.append(embedding_text(t, s.date, prefix=prefix))
         return smodels, turns, texts
 
-    async def write(self, sessions: list[ParsedSession], *, full: bool, file: str = "",
-                    gone_sessions: Sequence[str] = ()) -> tuple[dict[str, list[str]], int, int]:
+    async def write(
+        self,
+        sessions: list[ParsedSession],
+        *,
+        full: bool,
+        file: str = "",
+        gone_sessions: Sequence[str] = (),
+    ) -> tuple[dict[str, list[str]], int, int]:
         """Write sessions and turns; returns (new or changed turn ids per session, closed, new).
 
         `full`: the sessions are complete (a whole file was parsed). Then what is stored from the
@@ -335,8 +413,7 @@ class _FileContext:
         smodels, turns, texts = self._models(sessions)
         file = file or (sessions[0].source_file if sessions else "")
         sids = [s.id for s in smodels]
-        prior = await self.states.open_turns(file, [*sids, *gone_sessions]) if full and file \
-            else {}
+        prior = await self.states.open_turns(file, [*sids, *gone_sessions]) if full and file else {}
         fresh = [t.id not in prior or prior[t.id].content_hash != t.content_hash for t in turns]
         embed = [f or not prior[t.id].embedded for t, f in zip(turns, fresh, strict=True)]
         t0 = time.perf_counter()
@@ -345,7 +422,7 @@ class _FileContext:
         size = self.settings.ingest.batch_size
         pending: asyncio.Task[None] | None = None
         for i in range(0, len(turns), size):
-            bt = turns[i:i + size]
+            bt = turns[i : i + size]
             want = [j for j in range(i, min(i + size, len(turns))) if embed[j]]
             vecs = await self._embed([texts[j] for j in want])
             ids = [turns[j].id for j in want]
@@ -367,8 +444,9 @@ class _FileContext:
             vanished = sorted(set(prior) - {t.id for t in turns})
             if vanished:
                 closed = await self.writer.close_turns(vanished)
-            keep = [(a.id, b.id) for a, b in itertools.pairwise(turns)
-                    if a.session_id == b.session_id]
+            keep = [
+                (a.id, b.id) for a, b in itertools.pairwise(turns) if a.session_id == b.session_id
+            ]
             await self.states.close_stale_links(file, [*sids, *gone_sessions], keep, now_ms())
             if gone_sessions:
                 await self.writer.close_sessions(gone_sessions)
@@ -383,8 +461,7 @@ class _FileContext:
         self.run.timings["embed"] += time.perf_counter() - t0
         return vecs
 
-    async def _write_batch(self, turns: list[Turn], ids: list[str],
-                           vecs: Vectors | None) -> None:
+    async def _write_batch(self, turns: list[Turn], ids: list[str], vecs: Vectors | None) -> None:
         t0 = time.perf_counter()
         await self.writer.write_turns(turns, ids, vecs)
         self.run.timings["write"] += time.perf_counter() - t0
@@ -409,8 +486,7 @@ class _FileContext:
                 self.run.hook_errors.append(f"finish: {type(e).__name__}: {e}")
         self.run.timings["hooks"] += time.perf_counter() - t0
 
-    async def run_hooks(self, sessions: list[ParsedSession],
-                         written: dict[str, list[str]]) -> None:
+    async def run_hooks(self, sessions: list[ParsedSession], written: dict[str, list[str]]) -> None:
         if not self.hooks:
             return
         t0 = time.perf_counter()

@@ -30,14 +30,28 @@ _ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
 
 def stats_of(s: Session) -> SessionStats:
     """A stored session's statistics, to continue counting from."""
-    messages = {k: v for k, v in (("user", s.user_messages), ("assistant", s.assistant_messages),
-                                  ("tool", s.tool_messages), ("system", s.system_messages)) if v}
+    messages = {
+        k: v
+        for k, v in (
+            ("user", s.user_messages),
+            ("assistant", s.assistant_messages),
+            ("tool", s.tool_messages),
+            ("system", s.system_messages),
+        )
+        if v
+    }
     return SessionStats(
-        started_at=s.started_at, ended_at=s.ended_at, messages=messages,
-        tool_calls=s.tool_calls, tool_failures=s.tool_failures,
+        started_at=s.started_at,
+        ended_at=s.ended_at,
+        messages=messages,
+        tool_calls=s.tool_calls,
+        tool_failures=s.tool_failures,
         tools={k: ToolCounts(calls=v.calls, failures=v.failures) for k, v in s.tool_stats.items()},
-        input_tokens=s.input_tokens, output_tokens=s.output_tokens, compactions=s.compactions,
-        models=s.models, turns=s.turn_count,
+        input_tokens=s.input_tokens,
+        output_tokens=s.output_tokens,
+        compactions=s.compactions,
+        models=s.models,
+        turns=s.turn_count,
     )
 
 
@@ -51,19 +65,27 @@ class IngestService:
         hooks: post-session hooks (extraction), run for the new turns.
     """
 
-    def __init__(self, db: GraphDB, settings: IngestSettings, *, embedder: Embedder | None = None,
-                 hooks: Sequence[PostSessionHook] = ()) -> None:
+    def __init__(
+        self,
+        db: GraphDB,
+        settings: IngestSettings,
+        *,
+        embedder: Embedder | None = None,
+        hooks: Sequence[PostSessionHook] = (),
+    ) -> None:
         self.db = db
         self.settings = settings
         self.embedder = embedder
         self.hooks = list(hooks)
 
-    async def ingest_turns(self, *, project: str, session_key: str, turns: Sequence[TurnInput],
-                           title: str = "") -> IngestTurnsOutcome:
+    async def ingest_turns(
+        self, *, project: str, session_key: str, turns: Sequence[TurnInput], title: str = ""
+    ) -> IngestTurnsOutcome:
         sid = session_id(project, session_key)
         [existing] = await SessionRepository(self.db).get_many([sid])
-        cursor = SessionCursor(key=session_key, project=project, title=title or (
-            existing.title if existing else ""))
+        cursor = SessionCursor(
+            key=session_key, project=project, title=title or (existing.title if existing else "")
+        )
         if existing is not None:
             cursor.stats = stats_of(existing)
             cursor.next_ordinal = existing.turn_count
@@ -98,15 +120,27 @@ class IngestService:
             role: Role = t.role  # type: ignore[assignment]  # checked against _ROLES above
             if role == "assistant" and t.tool_name:
                 b.add_tool_call(t.tool_name)
-            b.add_turn(key=key, role=role, text=t.text, timestamp=ts, line=None,
-                       speaker=t.speaker or role, tool_name=t.tool_name)
+            b.add_turn(
+                key=key,
+                role=role,
+                text=t.text,
+                timestamp=ts,
+                line=None,
+                speaker=t.speaker or role,
+                tool_name=t.tool_name,
+            )
         added = len(b.turns)
         if added:
             if self.embedder is None and self.settings.ingest.embed:
                 self.embedder = make_embedder(self.settings.embedding)  # once, then reused
-            rep = await ingest_parsed(self.db, self.settings, [b.build()], hooks=self.hooks,
-                                      embedder=self.embedder)
+            rep = await ingest_parsed(
+                self.db, self.settings, [b.build()], hooks=self.hooks, embedder=self.embedder
+            )
             failures.extend(i.reason for i in rep.issues)
             failures.extend(rep.hook_errors)
-        return IngestTurnsOutcome(session_id=sid, turn_ids=tuple(i for i in ids if i),
-                                  added=added, failures=tuple(failures))
+        return IngestTurnsOutcome(
+            session_id=sid,
+            turn_ids=tuple(i for i in ids if i),
+            added=added,
+            failures=tuple(failures),
+        )

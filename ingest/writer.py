@@ -36,30 +36,55 @@ def session_model(s: ParsedSession) -> Session:
     valid_from = s.date or start or EPOCH
     digest = content_hash(st.model_dump_json() + "|" + "|".join(t.content_hash for t in s.turns))
     return Session(
-        id=session_id(s.project, s.key), project=s.project, source=s.source,
-        source_file=s.source_file, source_key=s.key, title=s.title,
-        started_at=start, ended_at=st.ended_at, duration_s=st.duration_s,
+        id=session_id(s.project, s.key),
+        project=s.project,
+        source=s.source,
+        source_file=s.source_file,
+        source_key=s.key,
+        title=s.title,
+        started_at=start,
+        ended_at=st.ended_at,
+        duration_s=st.duration_s,
         user_messages=st.messages.get("user", 0),
         assistant_messages=st.messages.get("assistant", 0),
-        tool_messages=st.messages.get("tool", 0), system_messages=st.messages.get("system", 0),
-        tool_calls=st.tool_calls, tool_failures=st.tool_failures,
+        tool_messages=st.messages.get("tool", 0),
+        system_messages=st.messages.get("system", 0),
+        tool_calls=st.tool_calls,
+        tool_failures=st.tool_failures,
         tool_stats={k: ToolStat(calls=v.calls, failures=v.failures) for k, v in st.tools.items()},
-        input_tokens=st.input_tokens, output_tokens=st.output_tokens,
-        compactions=st.compactions, models=st.models, turn_count=st.turns,
-        content_hash=digest, meta=dict(s.meta), valid_from=valid_from,
+        input_tokens=st.input_tokens,
+        output_tokens=st.output_tokens,
+        compactions=st.compactions,
+        models=st.models,
+        turn_count=st.turns,
+        content_hash=digest,
+        meta=dict(s.meta),
+        valid_from=valid_from,
     )
 
 
 def turn_model(s: ParsedSession, t: ParsedTurn) -> Turn:
     """The `Turn` node for a parsed turn (no embedding: that is written apart)."""
     return Turn(
-        id=turn_id(s.project, s.key, t.key), project=s.project,
-        session_id=session_id(s.project, s.key), ordinal=t.ordinal, role=t.role,
-        speaker=t.speaker, text=t.text, token_estimate=t.token_estimate,
-        content_hash=t.content_hash, full_size=t.full_size, truncated=t.truncated,
-        tool_name=t.tool_name, tool_ok=t.tool_ok, source_file=s.source_file,
-        source_line=t.line, source_key=t.key, parent_key=t.parent_key,
-        is_sidechain=t.is_sidechain, valid_from=t.timestamp,
+        id=turn_id(s.project, s.key, t.key),
+        project=s.project,
+        session_id=session_id(s.project, s.key),
+        ordinal=t.ordinal,
+        role=t.role,
+        speaker=t.speaker,
+        text=t.text,
+        token_estimate=t.token_estimate,
+        content_hash=t.content_hash,
+        full_size=t.full_size,
+        truncated=t.truncated,
+        tool_name=t.tool_name,
+        tool_ok=t.tool_ok,
+        source_file=s.source_file,
+        source_line=t.line,
+        source_key=t.key,
+        parent_key=t.parent_key,
+        is_sidechain=t.is_sidechain,
+        valid_from=t.timestamp,
     )
 
 
@@ -79,8 +104,9 @@ class TurnWriter:
         await self.sessions.upsert_many(sessions)
         await self.projects.link_sessions(sessions)
 
-    async def write_turns(self, turns: Sequence[Turn], embed_ids: Sequence[str],
-                          vectors: Vectors | None) -> None:
+    async def write_turns(
+        self, turns: Sequence[Turn], embed_ids: Sequence[str], vectors: Vectors | None
+    ) -> None:
         """Upsert turns with `HAS_TURN` and `NEXT` edges (sessions must exist) and vectors.
 
         `vectors` belong to `embed_ids`, in order: turns whose stored vector is still valid are

@@ -120,18 +120,31 @@ class SourceFileRepository:
         """The still-current turns of `session_ids` read from `file`, by id."""
         if not session_ids:
             return {}
-        rows = await self.db.read(_OPEN_TURNS, session_ids=list(session_ids), file=file,
-                                  now=now_ms())
-        return {r["id"]: OpenTurn(content_hash=r["content_hash"] or "", ordinal=r["ordinal"],
-                                  embedded=bool(r["embedded"])) for r in rows}
+        rows = await self.db.read(
+            _OPEN_TURNS, session_ids=list(session_ids), file=file, now=now_ms()
+        )
+        return {
+            r["id"]: OpenTurn(
+                content_hash=r["content_hash"] or "",
+                ordinal=r["ordinal"],
+                embedded=bool(r["embedded"]),
+            )
+            for r in rows
+        }
 
-    async def close_stale_links(self, file: str, session_ids: Sequence[str],
-                                keep: Sequence[tuple[str, str]], now: int) -> None:
+    async def close_stale_links(
+        self, file: str, session_ids: Sequence[str], keep: Sequence[tuple[str, str]], now: int
+    ) -> None:
         """Close `NEXT` edges not in `keep` and `HAS_TURN` edges of closed turns (one file)."""
         if not session_ids:
             return
-        await self.db.write(_CLOSE_STALE, file=file, session_ids=list(session_ids),
-                            keep=[f"{a}>{b}" for a, b in keep], now=now)
+        await self.db.write(
+            _CLOSE_STALE,
+            file=file,
+            session_ids=list(session_ids),
+            keep=[f"{a}>{b}" for a, b in keep],
+            now=now,
+        )
 
     async def list(self, prefix: str = "") -> list[SourceFileState]:
         """Every saved file whose path starts with `prefix`."""

@@ -128,7 +128,12 @@ class JsonlLine:
 
 
 def iter_jsonl(
-    data: bytes, *, start_offset: int, start_line: int, file: str, issues: list[ParseIssue],
+    data: bytes,
+    *,
+    start_offset: int,
+    start_line: int,
+    file: str,
+    issues: list[ParseIssue],
     counters: dict[str, int],
 ) -> Iterator[JsonlLine]:
     """Yield each JSON object line of `data`; report anything else as a `ParseIssue` and go on.
@@ -156,9 +161,14 @@ def iter_jsonl(
             counters["lines"] = line_no
             continue
         if len(raw) > MAX_LINE_BYTES:
-            issues.append(ParseIssue(file=file, line=line_no,
-                                     reason=f"line of {len(raw)} bytes exceeds the "
-                                            f"{MAX_LINE_BYTES}-byte limit; skipped"))
+            issues.append(
+                ParseIssue(
+                    file=file,
+                    line=line_no,
+                    reason=f"line of {len(raw)} bytes exceeds the "
+                    f"{MAX_LINE_BYTES}-byte limit; skipped",
+                )
+            )
             counters["failed"] += 1
             counters["consumed"] = start_offset + end
             counters["lines"] = line_no
@@ -167,20 +177,37 @@ def iter_jsonl(
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             text = raw.decode("utf-8", errors="replace")
-            issues.append(ParseIssue(file=file, line=line_no, severity="warning",
-                                     reason=f"invalid UTF-8 at byte {e.start} of the line; "
-                                            "undecodable bytes replaced with U+FFFD"))
+            issues.append(
+                ParseIssue(
+                    file=file,
+                    line=line_no,
+                    severity="warning",
+                    reason=f"invalid UTF-8 at byte {e.start} of the line; "
+                    "undecodable bytes replaced with U+FFFD",
+                )
+            )
         try:
             obj = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as e:
             if not complete:
-                issues.append(ParseIssue(file=file, line=line_no, severity="warning",
-                                         reason="truncated last line (no newline, not valid JSON);"
-                                                " left for the next run"))
+                issues.append(
+                    ParseIssue(
+                        file=file,
+                        line=line_no,
+                        severity="warning",
+                        reason="truncated last line (no newline, not valid JSON);"
+                        " left for the next run",
+                    )
+                )
                 return
-            issues.append(ParseIssue(file=file, line=line_no,
-                                     reason=f"malformed JSON: {getattr(e, 'msg', str(e))}"
-                                            f" at column {getattr(e, 'colno', '?')}"))
+            issues.append(
+                ParseIssue(
+                    file=file,
+                    line=line_no,
+                    reason=f"malformed JSON: {getattr(e, 'msg', str(e))}"
+                    f" at column {getattr(e, 'colno', '?')}",
+                )
+            )
             counters["failed"] += 1
             counters["consumed"] = start_offset + end
             counters["lines"] = line_no
@@ -188,8 +215,13 @@ def iter_jsonl(
         counters["consumed"] = start_offset + end
         counters["lines"] = line_no
         if not isinstance(obj, dict):
-            issues.append(ParseIssue(file=file, line=line_no,
-                                     reason=f"expected a JSON object, got {type(obj).__name__}"))
+            issues.append(
+                ParseIssue(
+                    file=file,
+                    line=line_no,
+                    reason=f"expected a JSON object, got {type(obj).__name__}",
+                )
+            )
             counters["failed"] += 1
             continue
         yield JsonlLine(line=line_no, obj=obj, end=start_offset + end)
@@ -268,9 +300,14 @@ class SessionBuilder:
         self._roles = dict(s.messages)
         self._tools = {k: [v.calls, v.failures] for k, v in s.tools.items()}
         self._models = list(s.models)
-        self._totals = {"tool_calls": s.tool_calls, "tool_failures": s.tool_failures,
-                        "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
-                        "compactions": s.compactions, "turns": s.turns}
+        self._totals = {
+            "tool_calls": s.tool_calls,
+            "tool_failures": s.tool_failures,
+            "input_tokens": s.input_tokens,
+            "output_tokens": s.output_tokens,
+            "compactions": s.compactions,
+            "turns": s.turns,
+        }
         self._started, self._ended = s.started_at, s.ended_at
 
     def timestamp(self, value: Any) -> datetime:
@@ -280,17 +317,39 @@ class SessionBuilder:
             ts = self.cursor.last_timestamp or self.cursor.date or EPOCH
         return ts
 
-    def add_turn(self, *, key: str, role: Role, text: str, timestamp: datetime, line: int | None,
-                 speaker: str = "", tool_name: str | None = None, tool_ok: bool | None = None,
-                 parent_key: str | None = None, is_sidechain: bool = False,
-                 model: str | None = None, full_size: int | None = None,
-                 truncated: bool = False) -> ParsedTurn:
+    def add_turn(
+        self,
+        *,
+        key: str,
+        role: Role,
+        text: str,
+        timestamp: datetime,
+        line: int | None,
+        speaker: str = "",
+        tool_name: str | None = None,
+        tool_ok: bool | None = None,
+        parent_key: str | None = None,
+        is_sidechain: bool = False,
+        model: str | None = None,
+        full_size: int | None = None,
+        truncated: bool = False,
+    ) -> ParsedTurn:
         """Append a turn with the next ordinal and count it."""
         turn = ParsedTurn(
-            key=key, ordinal=self.cursor.next_ordinal, role=role, speaker=speaker, text=text,
-            timestamp=timestamp, full_size=len(text) if full_size is None else full_size,
-            truncated=truncated, tool_name=tool_name, tool_ok=tool_ok, parent_key=parent_key,
-            is_sidechain=is_sidechain, model=model, line=line,
+            key=key,
+            ordinal=self.cursor.next_ordinal,
+            role=role,
+            speaker=speaker,
+            text=text,
+            timestamp=timestamp,
+            full_size=len(text) if full_size is None else full_size,
+            truncated=truncated,
+            tool_name=tool_name,
+            tool_ok=tool_ok,
+            parent_key=parent_key,
+            is_sidechain=is_sidechain,
+            model=model,
+            line=line,
         )
         self.turns.append(turn)
         self.cursor.next_ordinal += 1
@@ -346,11 +405,16 @@ class SessionBuilder:
     def stats(self) -> SessionStats:
         """Frozen statistics of the session so far."""
         return SessionStats(
-            started_at=self._started, ended_at=self._ended, messages=dict(self._roles),
-            tool_calls=self._totals["tool_calls"], tool_failures=self._totals["tool_failures"],
+            started_at=self._started,
+            ended_at=self._ended,
+            messages=dict(self._roles),
+            tool_calls=self._totals["tool_calls"],
+            tool_failures=self._totals["tool_failures"],
             tools={k: ToolCounts(calls=c, failures=f) for k, (c, f) in sorted(self._tools.items())},
-            input_tokens=self._totals["input_tokens"], output_tokens=self._totals["output_tokens"],
-            compactions=self._totals["compactions"], models=tuple(self._models),
+            input_tokens=self._totals["input_tokens"],
+            output_tokens=self._totals["output_tokens"],
+            compactions=self._totals["compactions"],
+            models=tuple(self._models),
             turns=self._totals["turns"],
         )
 
@@ -359,10 +423,17 @@ class SessionBuilder:
         stats = self.stats()
         self.cursor.stats = stats
         return ParsedSession(
-            key=self.cursor.key, project=self.cursor.project, source=self.source,
-            source_file=self.file, title=self.cursor.title, turns=tuple(self.turns),
-            complete=self.complete, previous_turn_key=self.previous_turn_key, stats=stats,
-            meta=dict(self.cursor.meta), date=self.cursor.date or stats.started_at,
+            key=self.cursor.key,
+            project=self.cursor.project,
+            source=self.source,
+            source_file=self.file,
+            title=self.cursor.title,
+            turns=tuple(self.turns),
+            complete=self.complete,
+            previous_turn_key=self.previous_turn_key,
+            stats=stats,
+            meta=dict(self.cursor.meta),
+            date=self.cursor.date or stats.started_at,
         )
 
 
@@ -375,8 +446,9 @@ def payload(text: str, limit: int) -> tuple[str, int, bool]:
 class Builders:
     """The sessions one parse touches, resumed from a cursor, in first-touch order."""
 
-    def __init__(self, cursor: ParseCursor | None, source: str, file: str,
-                 limit: int = 2000) -> None:
+    def __init__(
+        self, cursor: ParseCursor | None, source: str, file: str, limit: int = 2000
+    ) -> None:
         self.limit = limit
         self.cursor = cursor.model_copy(deep=True) if cursor else ParseCursor()
         self.resumed = cursor is not None and cursor.offset > 0
@@ -399,11 +471,17 @@ class Builders:
         self.open[slot] = b
         return b
 
-    def result(self, issues: list[ParseIssue], *, offset: int, line: int, skipped: int,
-               failed: int) -> ParseResult:
+    def result(
+        self, issues: list[ParseIssue], *, offset: int, line: int, skipped: int, failed: int
+    ) -> ParseResult:
         """Sessions with at least one new turn or changed stats, plus the advanced cursor."""
         sessions = [b.build() for b in self.open.values()]
         self.cursor.offset = offset
         self.cursor.line = line
-        return ParseResult(sessions=[s for s in sessions if s.stats.turns > 0],
-                           issues=issues, cursor=self.cursor, skipped=skipped, failed=failed)
+        return ParseResult(
+            sessions=[s for s in sessions if s.stats.turns > 0],
+            issues=issues,
+            cursor=self.cursor,
+            skipped=skipped,
+            failed=failed,
+        )

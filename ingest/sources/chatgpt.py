@@ -46,8 +46,11 @@ def _content_text(content: Any) -> str:
     if ct in ("code", "execution_output"):
         return str(content.get("text") or "")
     if ct == "thoughts":
-        return "\n".join(f"[thinking] {t.get('content', '')}" for t in content.get("thoughts") or []
-                         if isinstance(t, dict))
+        return "\n".join(
+            f"[thinking] {t.get('content', '')}"
+            for t in content.get("thoughts") or []
+            if isinstance(t, dict)
+        )
     if ct == "reasoning_recap":
         return str(content.get("content") or "")
     if isinstance(ct, str) and ct.startswith("tether"):
@@ -58,8 +61,14 @@ def _content_text(content: Any) -> str:
 def _branch(mapping: dict[str, Any], leaf: str | None) -> list[dict[str, Any]]:
     """Nodes from the root to `leaf` (or to the last leaf when there is no `current_node`)."""
     if leaf is None or leaf not in mapping:
-        leaf = next((k for k, v in reversed(list(mapping.items()))
-                     if isinstance(v, dict) and not v.get("children")), None)
+        leaf = next(
+            (
+                k
+                for k, v in reversed(list(mapping.items()))
+                if isinstance(v, dict) and not v.get("children")
+            ),
+            None,
+        )
     chain: list[dict[str, Any]] = []
     seen: set[str] = set()
     node_id = leaf
@@ -96,13 +105,23 @@ class ChatGPTParser:
         builders = Builders(None, self.name, opts.file, opts.tool_payload_chars)
         text = data.decode("utf-8", errors="replace")
         if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
-            issues.append(ParseIssue(file=opts.file, severity="warning",
-                                     reason="invalid UTF-8; undecodable bytes replaced"))
+            issues.append(
+                ParseIssue(
+                    file=opts.file,
+                    severity="warning",
+                    reason="invalid UTF-8; undecodable bytes replaced",
+                )
+            )
         try:
             doc = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as e:
-            issues.append(ParseIssue(file=opts.file, line=getattr(e, "lineno", None),
-                                     reason=f"not valid JSON (truncated?): {e}"))
+            issues.append(
+                ParseIssue(
+                    file=opts.file,
+                    line=getattr(e, "lineno", None),
+                    reason=f"not valid JSON (truncated?): {e}",
+                )
+            )
             return builders.result(issues, offset=0, line=0, skipped=0, failed=1)
         convs = doc if isinstance(doc, list) else [doc]
         skipped = failed = 0
@@ -113,12 +132,16 @@ class ChatGPTParser:
                 skipped += s
             except (TypeError, ValueError, AttributeError, KeyError) as e:
                 failed += 1
-                issues.append(ParseIssue(file=opts.file, line=pos,
-                                         reason=f"conversation #{pos} unreadable: {e}"))
+                issues.append(
+                    ParseIssue(
+                        file=opts.file, line=pos, reason=f"conversation #{pos} unreadable: {e}"
+                    )
+                )
         return builders.result(issues, offset=len(data), line=0, skipped=skipped, failed=failed)
 
-    def _conversation(self, conv: Any, pos: int, builders: Builders, project: str,
-                      opts: ParseOptions) -> int:
+    def _conversation(
+        self, conv: Any, pos: int, builders: Builders, project: str, opts: ParseOptions
+    ) -> int:
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             raise ValueError("no `mapping` object")
         key = str(conv.get("conversation_id") or conv.get("id") or f"conversation-{pos}")
@@ -162,10 +185,18 @@ class ChatGPTParser:
                 tool_name = str(msg.get("recipient"))
                 text, full, cut = payload(text, opts.tool_payload_chars)
                 text = f"[tool_use {tool_name}] {text}"
-            b.add_turn(key=str(node.get("id") or msg.get("id")), role=role,  # type: ignore[arg-type]
-                       speaker=str(author.get("name") or model or role), text=text, timestamp=ts,
-                       line=pos, tool_name=tool_name, tool_ok=tool_ok,
-                       parent_key=node.get("parent") if isinstance(node.get("parent"), str)
-                       else None, model=model if isinstance(model, str) else None,
-                       full_size=full, truncated=cut)
+            b.add_turn(
+                key=str(node.get("id") or msg.get("id")),
+                role=role,  # type: ignore[arg-type]
+                speaker=str(author.get("name") or model or role),
+                text=text,
+                timestamp=ts,
+                line=pos,
+                tool_name=tool_name,
+                tool_ok=tool_ok,
+                parent_key=node.get("parent") if isinstance(node.get("parent"), str) else None,
+                model=model if isinstance(model, str) else None,
+                full_size=full,
+                truncated=cut,
+            )
         return skipped

@@ -82,8 +82,14 @@ class ClaudeCodeParser:
         uuid_session: dict[str, str] = {}
         self._pending: list[tuple[dict[str, Any], int]] = []
         skipped = 0
-        for rec in iter_jsonl(data, start_offset=cur.offset, start_line=cur.line, file=opts.file,
-                              issues=issues, counters=counters):
+        for rec in iter_jsonl(
+            data,
+            start_offset=cur.offset,
+            start_line=cur.line,
+            file=opts.file,
+            issues=issues,
+            counters=counters,
+        ):
             obj = rec.obj
             kind = obj.get("type") if isinstance(obj.get("type"), str) else None
             try:
@@ -96,18 +102,29 @@ class ClaudeCodeParser:
                     skipped += 1
                 else:
                     skipped += 1
-                    issues.append(ParseIssue(file=opts.file, line=rec.line, severity="warning",
-                                             reason=f"unknown record type {kind!r}; skipped"))
+                    issues.append(
+                        ParseIssue(
+                            file=opts.file,
+                            line=rec.line,
+                            severity="warning",
+                            reason=f"unknown record type {kind!r}; skipped",
+                        )
+                    )
             except (TypeError, ValueError, AttributeError, KeyError) as e:
                 counters["failed"] = counters.get("failed", 0) + 1
-                issues.append(ParseIssue(file=opts.file, line=rec.line,
-                                         reason=f"bad {kind!r} record: {e}"))
+                issues.append(
+                    ParseIssue(file=opts.file, line=rec.line, reason=f"bad {kind!r} record: {e}")
+                )
         for obj, line in self._pending:  # summaries in a file without messages
             b = builders.get(Path(opts.file).stem, project)
             self._add_summary(b, obj, line, b.timestamp(None))
-        return builders.result(issues, offset=counters.get("consumed", cur.offset),
-                               line=counters.get("lines", cur.line), skipped=skipped,
-                               failed=counters.get("failed", 0))
+        return builders.result(
+            issues,
+            offset=counters.get("consumed", cur.offset),
+            line=counters.get("lines", cur.line),
+            skipped=skipped,
+            failed=counters.get("failed", 0),
+        )
 
     def _session(self, obj: dict[str, Any], builders: Builders, project: str) -> SessionBuilder:
         key = obj.get("sessionId")
@@ -122,8 +139,14 @@ class ClaudeCodeParser:
                 meta[dst] = v
         return b
 
-    def _message(self, obj: dict[str, Any], line: int, builders: Builders,
-                 uuid_session: dict[str, str], project: str) -> bool:
+    def _message(
+        self,
+        obj: dict[str, Any],
+        line: int,
+        builders: Builders,
+        uuid_session: dict[str, str],
+        project: str,
+    ) -> bool:
         msg = obj.get("message")
         if not isinstance(msg, dict):
             raise ValueError("record has no `message` object")
@@ -136,7 +159,9 @@ class ClaudeCodeParser:
                 self._add_summary(b, sobj, sline, ts)
             self._pending = []
         common: dict[str, Any] = {
-            "key": str(key), "timestamp": ts, "line": line,
+            "key": str(key),
+            "timestamp": ts,
+            "line": line,
             "parent_key": obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None,
             "is_sidechain": bool(obj.get("isSidechain", False)),
         }
@@ -165,9 +190,16 @@ class ClaudeCodeParser:
                 texts.append(f"{label} {short}")
             other = as_text([x for x in blocks if x not in results])
             text = "\n".join(([other] if other else []) + texts)
-            b.add_turn(role="tool", speaker=names[0] if names else "tool", text=text,
-                       tool_name=",".join(dict.fromkeys(names)) or None, tool_ok=ok_all,
-                       full_size=full + len(other), truncated=full > len(text), **common)
+            b.add_turn(
+                role="tool",
+                speaker=names[0] if names else "tool",
+                text=text,
+                tool_name=",".join(dict.fromkeys(names)) or None,
+                tool_ok=ok_all,
+                full_size=full + len(other),
+                truncated=full > len(text),
+                **common,
+            )
             return True
         text = as_text(blocks)
         if not text.strip():
@@ -178,16 +210,25 @@ class ClaudeCodeParser:
             b.add_turn(role="user", speaker="user", text=text, **common)
         return True
 
-    def _assistant(self, obj: dict[str, Any], msg: dict[str, Any], blocks: list[Any],
-                   b: SessionBuilder, common: dict[str, Any], limit: int) -> bool:
+    def _assistant(
+        self,
+        obj: dict[str, Any],
+        msg: dict[str, Any],
+        blocks: list[Any],
+        b: SessionBuilder,
+        common: dict[str, Any],
+        limit: int,
+    ) -> bool:
         model = msg.get("model") if isinstance(msg.get("model"), str) else None
         if model == "<synthetic>":
             model = None
         usage = msg.get("usage")
         mid = msg.get("id") or obj.get("requestId")
         if isinstance(usage, dict) and (mid is None or mid != b.cursor.last_usage_id):
-            inp = sum(int(usage.get(k) or 0) for k in
-                      ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+            inp = sum(
+                int(usage.get(k) or 0)
+                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            )
             b.add_tokens(inp, int(usage.get("output_tokens") or 0))
             b.cursor.last_usage_id = mid
         parts: list[str] = []
@@ -221,13 +262,26 @@ class ClaudeCodeParser:
         text = "\n".join(p for p in parts if p)
         if not text.strip():
             return False
-        b.add_turn(role="assistant", speaker=model or "assistant", text=text,
-                   tool_name=",".join(dict.fromkeys(tools)) or None, model=model,
-                   full_size=len(text) + full, truncated=cut, **common)
+        b.add_turn(
+            role="assistant",
+            speaker=model or "assistant",
+            text=text,
+            tool_name=",".join(dict.fromkeys(tools)) or None,
+            model=model,
+            full_size=len(text) + full,
+            truncated=cut,
+            **common,
+        )
         return True
 
-    def _summary(self, obj: dict[str, Any], line: int, builders: Builders,
-                 uuid_session: dict[str, str], project: str) -> None:
+    def _summary(
+        self,
+        obj: dict[str, Any],
+        line: int,
+        builders: Builders,
+        uuid_session: dict[str, str],
+        project: str,
+    ) -> None:
         leaf = obj.get("leafUuid")
         key = uuid_session.get(str(leaf)) or builders.cursor.current_session
         if key is None:
@@ -243,5 +297,12 @@ class ClaudeCodeParser:
         b.add_compaction()
         if text:
             b.cursor.meta["summary"] = text[:500]
-        b.add_turn(key=f"summary:{leaf or line}", role="system", speaker="summary", text=text,
-                   timestamp=ts, line=line, parent_key=str(leaf) if leaf else None)
+        b.add_turn(
+            key=f"summary:{leaf or line}",
+            role="system",
+            speaker="summary",
+            text=text,
+            timestamp=ts,
+            line=line,
+            parent_key=str(leaf) if leaf else None,
+        )

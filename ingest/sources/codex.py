@@ -31,20 +31,47 @@ from ingest.sources.base import (
 __all__ = ["CodexParser"]
 
 _ITEM_TYPES = {
-    "message", "function_call", "function_call_output", "custom_tool_call",
-    "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call",
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "reasoning",
+    "web_search_call",
 }
 _QUIET_EVENTS = {
-    "user_message", "agent_message", "agent_reasoning", "agent_reasoning_section_break",
-    "task_started", "task_complete", "turn_aborted", "exec_command_begin", "exec_command_end",
-    "patch_apply_begin", "patch_apply_end", "turn_diff", "mcp_tool_call_begin",
-    "mcp_tool_call_end", "entered_review_mode", "exited_review_mode", "plan_update",
-    "web_search_begin", "web_search_end", "stream_error", "error", "background_event",
+    "user_message",
+    "agent_message",
+    "agent_reasoning",
+    "agent_reasoning_section_break",
+    "task_started",
+    "task_complete",
+    "turn_aborted",
+    "exec_command_begin",
+    "exec_command_end",
+    "patch_apply_begin",
+    "patch_apply_end",
+    "turn_diff",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "entered_review_mode",
+    "exited_review_mode",
+    "plan_update",
+    "web_search_begin",
+    "web_search_end",
+    "stream_error",
+    "error",
+    "background_event",
 }
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _EXIT = re.compile(r"(?:Exit code|exit_code)\W+(-?\d+)", re.IGNORECASE)
-_CONTEXT_TAGS = ("<environment_context>", "<user_instructions>", "<permissions",
-                 "# AGENTS.md instructions")
+_CONTEXT_TAGS = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions",
+    "# AGENTS.md instructions",
+)
 
 
 def _output_ok(output: Any) -> tuple[str, bool]:
@@ -92,8 +119,14 @@ class CodexParser:
         counters: dict[str, int] = {}
         builders = Builders(cursor, self.name, opts.file, opts.tool_payload_chars)
         skipped = 0
-        for rec in iter_jsonl(data, start_offset=cur.offset, start_line=cur.line, file=opts.file,
-                              issues=issues, counters=counters):
+        for rec in iter_jsonl(
+            data,
+            start_offset=cur.offset,
+            start_line=cur.line,
+            file=opts.file,
+            issues=issues,
+            counters=counters,
+        ):
             obj = rec.obj
             kind = obj.get("type") if isinstance(obj.get("type"), str) else None
             pl = obj.get("payload")
@@ -126,26 +159,48 @@ class CodexParser:
                     if et == "token_count":
                         self._tokens(pl, builders, opts)
                     elif et not in _QUIET_EVENTS:
-                        issues.append(ParseIssue(file=opts.file, line=rec.line, severity="info",
-                                                 reason=f"unknown event_msg type {et!r}; skipped"))
+                        issues.append(
+                            ParseIssue(
+                                file=opts.file,
+                                line=rec.line,
+                                severity="info",
+                                reason=f"unknown event_msg type {et!r}; skipped",
+                            )
+                        )
                     skipped += 1
                 elif kind == "compacted":
                     b = self._session(builders, opts)
                     b.add_compaction()
-                    b.add_turn(key=f"line-{rec.line}", role="system", speaker="compaction",
-                               text=as_text(pl.get("message")), timestamp=b.timestamp(ts_raw),
-                               line=rec.line)
+                    b.add_turn(
+                        key=f"line-{rec.line}",
+                        role="system",
+                        speaker="compaction",
+                        text=as_text(pl.get("message")),
+                        timestamp=b.timestamp(ts_raw),
+                        line=rec.line,
+                    )
                 else:
                     skipped += 1
-                    issues.append(ParseIssue(file=opts.file, line=rec.line, severity="warning",
-                                             reason=f"unknown record type {kind!r}; skipped"))
+                    issues.append(
+                        ParseIssue(
+                            file=opts.file,
+                            line=rec.line,
+                            severity="warning",
+                            reason=f"unknown record type {kind!r}; skipped",
+                        )
+                    )
             except (TypeError, ValueError, AttributeError, KeyError) as e:
                 counters["failed"] = counters.get("failed", 0) + 1
-                issues.append(ParseIssue(file=opts.file, line=rec.line,
-                                         reason=f"bad {kind!r} record: {e}"))
-        return builders.result(issues, offset=counters.get("consumed", cur.offset),
-                               line=counters.get("lines", cur.line), skipped=skipped,
-                               failed=counters.get("failed", 0))
+                issues.append(
+                    ParseIssue(file=opts.file, line=rec.line, reason=f"bad {kind!r} record: {e}")
+                )
+        return builders.result(
+            issues,
+            offset=counters.get("consumed", cur.offset),
+            line=counters.get("lines", cur.line),
+            skipped=skipped,
+            failed=counters.get("failed", 0),
+        )
 
     @staticmethod
     def _default_key(opts: ParseOptions) -> str:
@@ -188,11 +243,11 @@ class CodexParser:
         total = info.get("total_token_usage")
         if isinstance(total, dict):
             b = self._session(builders, opts)
-            b.set_tokens(int(total.get("input_tokens") or 0),
-                         int(total.get("output_tokens") or 0))
+            b.set_tokens(int(total.get("input_tokens") or 0), int(total.get("output_tokens") or 0))
 
-    def _item(self, pl: dict[str, Any], line: int, ts_raw: Any, builders: Builders,
-              opts: ParseOptions) -> bool:
+    def _item(
+        self, pl: dict[str, Any], line: int, ts_raw: Any, builders: Builders, opts: ParseOptions
+    ) -> bool:
         b = self._session(builders, opts)
         ts = b.timestamp(ts_raw)
         limit = opts.tool_payload_chars
@@ -206,15 +261,33 @@ class CodexParser:
                 return False
             if role == "user":
                 is_ctx = text.lstrip().startswith(_CONTEXT_TAGS)
-                b.add_turn(key=key, role="system" if is_ctx else "user",
-                           speaker="context" if is_ctx else "user", text=text, timestamp=ts,
-                           line=line)
+                b.add_turn(
+                    key=key,
+                    role="system" if is_ctx else "user",
+                    speaker="context" if is_ctx else "user",
+                    text=text,
+                    timestamp=ts,
+                    line=line,
+                )
             elif role == "assistant":
-                b.add_turn(key=key, role="assistant", speaker=model or "assistant", text=text,
-                           timestamp=ts, line=line, model=model)
+                b.add_turn(
+                    key=key,
+                    role="assistant",
+                    speaker=model or "assistant",
+                    text=text,
+                    timestamp=ts,
+                    line=line,
+                    model=model,
+                )
             else:  # developer / system instructions
-                b.add_turn(key=key, role="system", speaker=str(role or "system"), text=text,
-                           timestamp=ts, line=line)
+                b.add_turn(
+                    key=key,
+                    role="system",
+                    speaker=str(role or "system"),
+                    text=text,
+                    timestamp=ts,
+                    line=line,
+                )
             return True
         if t in ("function_call", "custom_tool_call", "local_shell_call"):
             name = str(pl.get("name") or ("shell" if t == "local_shell_call" else "?"))
@@ -222,33 +295,65 @@ class CodexParser:
             raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
             short, size, cut = payload(raw, limit)
             b.add_tool_call(name, pl.get("call_id") or pl.get("id"))
-            b.add_turn(key=key, role="assistant", speaker=model or "assistant",
-                       text=f"[tool_use {name}] {short}", timestamp=ts, line=line,
-                       tool_name=name, model=model, full_size=size, truncated=cut)
+            b.add_turn(
+                key=key,
+                role="assistant",
+                speaker=model or "assistant",
+                text=f"[tool_use {name}] {short}",
+                timestamp=ts,
+                line=line,
+                tool_name=name,
+                model=model,
+                full_size=size,
+                truncated=cut,
+            )
             return True
         if t in ("function_call_output", "custom_tool_call_output"):
             text, ok = _output_ok(pl.get("output"))
             result_name = b.add_tool_result(pl.get("call_id"), ok)
             short, size, cut = payload(text, limit)
             label = f"[tool_result {result_name or '?'}{'' if ok else ' ERROR'}]"
-            b.add_turn(key=key, role="tool", speaker=result_name or "tool", text=f"{label} {short}",
-                       timestamp=ts, line=line, tool_name=result_name, tool_ok=ok, full_size=size,
-                       truncated=cut)
+            b.add_turn(
+                key=key,
+                role="tool",
+                speaker=result_name or "tool",
+                text=f"{label} {short}",
+                timestamp=ts,
+                line=line,
+                tool_name=result_name,
+                tool_ok=ok,
+                full_size=size,
+                truncated=cut,
+            )
             return True
         if t == "reasoning":
             summary = pl.get("summary")
             text = as_text(summary) if summary else as_text(pl.get("content"))
             if not text.strip():
                 return False
-            b.add_turn(key=key, role="assistant", speaker=model or "assistant",
-                       text=f"[thinking] {text}", timestamp=ts, line=line, model=model)
+            b.add_turn(
+                key=key,
+                role="assistant",
+                speaker=model or "assistant",
+                text=f"[thinking] {text}",
+                timestamp=ts,
+                line=line,
+                model=model,
+            )
             return True
         if t == "web_search_call":
             action = pl.get("action")
             query = action.get("query") if isinstance(action, dict) else None
             b.add_tool_call("web_search")
-            b.add_turn(key=key, role="assistant", speaker=model or "assistant",
-                       text=f"[tool_use web_search] {query or ''}", timestamp=ts, line=line,
-                       tool_name="web_search", model=model)
+            b.add_turn(
+                key=key,
+                role="assistant",
+                speaker=model or "assistant",
+                text=f"[tool_use web_search] {query or ''}",
+                timestamp=ts,
+                line=line,
+                tool_name="web_search",
+                model=model,
+            )
             return True
         raise ValueError(f"unknown response_item type {t!r}")

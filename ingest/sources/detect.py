@@ -21,8 +21,11 @@ _SNIFF_BYTES = 8192
 def parser_for(name: str) -> SourceParser:
     """A fresh parser for a format name (one of `FORMATS`)."""
     parsers: dict[str, type[SourceParser]] = {
-        "claude-code": ClaudeCodeParser, "codex": CodexParser, "chatgpt": ChatGPTParser,
-        "generic": GenericParser, "locomo": LocomoParser,
+        "claude-code": ClaudeCodeParser,
+        "codex": CodexParser,
+        "chatgpt": ChatGPTParser,
+        "generic": GenericParser,
+        "locomo": LocomoParser,
     }
     try:
         return parsers[name]()

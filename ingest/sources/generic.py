@@ -28,10 +28,19 @@ from ingest.sources.base import (
 __all__ = ["GenericParser"]
 
 _ROLE_MAP: dict[str, Role] = {
-    "user": "user", "human": "user", "customer": "user",
-    "assistant": "assistant", "ai": "assistant", "bot": "assistant", "model": "assistant",
-    "agent": "assistant", "system": "system", "developer": "system",
-    "tool": "tool", "function": "tool", "tool_result": "tool",
+    "user": "user",
+    "human": "user",
+    "customer": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "bot": "assistant",
+    "model": "assistant",
+    "agent": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+    "function": "tool",
+    "tool_result": "tool",
 }
 
 
@@ -51,8 +60,10 @@ class GenericParser:
 
     def parse(self, data: bytes, cursor: ParseCursor | None, opts: ParseOptions) -> ParseResult:
         stripped = data.lstrip()
-        if (cursor is None or cursor.offset == 0) and stripped[:1] in (b"[", b"{") and (
-            not opts.file.endswith(".jsonl")
+        if (
+            (cursor is None or cursor.offset == 0)
+            and stripped[:1] in (b"[", b"{")
+            and (not opts.file.endswith(".jsonl"))
         ):
             whole = self._try_document(data, opts)
             if whole is not None:
@@ -62,16 +73,26 @@ class GenericParser:
         counters: dict[str, int] = {}
         builders = Builders(cursor, self.name, opts.file, opts.tool_payload_chars)
         skipped = 0
-        for rec in iter_jsonl(data, start_offset=cur.offset, start_line=cur.line, file=opts.file,
-                              issues=issues, counters=counters):
+        for rec in iter_jsonl(
+            data,
+            start_offset=cur.offset,
+            start_line=cur.line,
+            file=opts.file,
+            issues=issues,
+            counters=counters,
+        ):
             ok = self._message(rec.obj, rec.line, builders, opts, issues)
             if ok is None:
                 counters["failed"] = counters.get("failed", 0) + 1
             elif not ok:
                 skipped += 1
-        return builders.result(issues, offset=counters.get("consumed", cur.offset),
-                               line=counters.get("lines", cur.line), skipped=skipped,
-                               failed=counters.get("failed", 0))
+        return builders.result(
+            issues,
+            offset=counters.get("consumed", cur.offset),
+            line=counters.get("lines", cur.line),
+            skipped=skipped,
+            failed=counters.get("failed", 0),
+        )
 
     def _try_document(self, data: bytes, opts: ParseOptions) -> ParseResult | None:
         try:
@@ -91,8 +112,9 @@ class GenericParser:
         for pos, item in enumerate(items, start=1):
             if not isinstance(item, dict):
                 failed += 1
-                issues.append(ParseIssue(file=opts.file, line=pos,
-                                         reason=f"message #{pos} is not an object"))
+                issues.append(
+                    ParseIssue(file=opts.file, line=pos, reason=f"message #{pos} is not an object")
+                )
                 continue
             ok = self._message({**defaults, **item}, pos, builders, opts, issues)
             if ok is None:
@@ -101,32 +123,48 @@ class GenericParser:
                 skipped += 1
         return builders.result(issues, offset=len(data), line=0, skipped=skipped, failed=failed)
 
-    def _message(self, obj: dict[str, Any], line: int, builders: Builders, opts: ParseOptions,
-                 issues: list[ParseIssue]) -> bool | None:
+    def _message(
+        self,
+        obj: dict[str, Any],
+        line: int,
+        builders: Builders,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> bool | None:
         """Add one message; False when skipped on purpose, None when it failed."""
         raw_role = str(obj.get("role") or obj.get("type") or "").lower()
         role = _ROLE_MAP.get(raw_role)
         if role is None:
-            issues.append(ParseIssue(file=opts.file, line=line,
-                                     reason=f"unknown or missing role {raw_role!r}"))
+            issues.append(
+                ParseIssue(
+                    file=opts.file, line=line, reason=f"unknown or missing role {raw_role!r}"
+                )
+            )
             return None
         content = obj.get("content", obj.get("text", obj.get("message")))
         text = as_text(content)
         if not text.strip():
             return False
-        session = (obj.get("session_id") or obj.get("session") or obj.get("conversation_id")
-                   or builders.cursor.current_session or Path(opts.file).stem)
+        session = (
+            obj.get("session_id")
+            or obj.get("session")
+            or obj.get("conversation_id")
+            or builders.cursor.current_session
+            or Path(opts.file).stem
+        )
         project = opts.project or (slugify(str(obj["project"])) if obj.get("project") else None)
         if project is None:
             project = builders.cursor.extra.setdefault(
-                "project", slugify(Path(opts.file).parent.name or "generic"))
+                "project", slugify(Path(opts.file).parent.name or "generic")
+            )
         b = builders.get(str(session), project)
         builders.cursor.current_session = str(session)
         if isinstance(obj.get("title"), str) and obj["title"]:
             b.cursor.title = obj["title"]
         ts = b.timestamp(obj.get("timestamp", obj.get("created_at", obj.get("time"))))
-        tool_name = obj.get("tool_name") or obj.get("name") if role == "tool" else obj.get(
-            "tool_name")
+        tool_name = (
+            obj.get("tool_name") or obj.get("name") if role == "tool" else obj.get("tool_name")
+        )
         tool_ok = obj.get("tool_ok")
         if tool_ok is None and "is_error" in obj:
             tool_ok = not bool(obj["is_error"])
@@ -142,11 +180,18 @@ class GenericParser:
         if obj.get("input_tokens") or obj.get("output_tokens"):
             b.add_tokens(int(obj.get("input_tokens") or 0), int(obj.get("output_tokens") or 0))
         key = obj.get("id") or obj.get("turn_id") or obj.get("uuid")
-        b.add_turn(key=str(key) if key is not None else f"ordinal-{b.cursor.next_ordinal}",
-                   role=role, speaker=str(obj.get("speaker") or obj.get("name") or role),
-                   text=text, timestamp=ts, line=line,
-                   tool_name=str(tool_name) if tool_name else None,
-                   tool_ok=bool(tool_ok) if tool_ok is not None else None,
-                   parent_key=str(obj["parent_id"]) if obj.get("parent_id") else None,
-                   model=model, full_size=full, truncated=cut)
+        b.add_turn(
+            key=str(key) if key is not None else f"ordinal-{b.cursor.next_ordinal}",
+            role=role,
+            speaker=str(obj.get("speaker") or obj.get("name") or role),
+            text=text,
+            timestamp=ts,
+            line=line,
+            tool_name=str(tool_name) if tool_name else None,
+            tool_ok=bool(tool_ok) if tool_ok is not None else None,
+            parent_key=str(obj["parent_id"]) if obj.get("parent_id") else None,
+            model=model,
+            full_size=full,
+            truncated=cut,
+        )
         return True

@@ -25,8 +25,13 @@ _TIME = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$",
     re.IGNORECASE,
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
 
 
 def parse_locomo_time(text: str) -> datetime | None:
@@ -67,8 +72,13 @@ class LocomoParser:
         try:
             doc = json.loads(data.decode("utf-8", errors="replace"))
         except (json.JSONDecodeError, RecursionError) as e:
-            issues.append(ParseIssue(file=opts.file, line=getattr(e, "lineno", None),
-                                     reason=f"not valid JSON (truncated?): {e}"))
+            issues.append(
+                ParseIssue(
+                    file=opts.file,
+                    line=getattr(e, "lineno", None),
+                    reason=f"not valid JSON (truncated?): {e}",
+                )
+            )
             return builders.result(issues, offset=0, line=0, skipped=0, failed=1)
         samples = doc if isinstance(doc, list) else [doc]
         failed = skipped = 0
@@ -79,12 +89,19 @@ class LocomoParser:
                 skipped += s
             except (TypeError, ValueError, AttributeError, KeyError) as e:
                 failed += 1
-                issues.append(ParseIssue(file=opts.file, line=pos,
-                                         reason=f"sample #{pos} unreadable: {e}"))
+                issues.append(
+                    ParseIssue(file=opts.file, line=pos, reason=f"sample #{pos} unreadable: {e}")
+                )
         return builders.result(issues, offset=len(data), line=0, skipped=skipped, failed=failed)
 
-    def _sample(self, sample: Any, pos: int, builders: Builders, opts: ParseOptions,
-                issues: list[ParseIssue]) -> tuple[int, int]:
+    def _sample(
+        self,
+        sample: Any,
+        pos: int,
+        builders: Builders,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> tuple[int, int]:
         if not isinstance(sample, dict) or not isinstance(sample.get("conversation"), dict):
             raise ValueError("no `conversation` object")
         sid = str(sample.get("sample_id") or f"sample-{pos}")
@@ -100,8 +117,14 @@ class LocomoParser:
             when_raw = conv.get(f"{k}_date_time")
             when = parse_locomo_time(str(when_raw or ""))
             if when is None:
-                issues.append(ParseIssue(file=opts.file, line=pos, severity="warning",
-                                         reason=f"{sid} {k}: unreadable date {when_raw!r}"))
+                issues.append(
+                    ParseIssue(
+                        file=opts.file,
+                        line=pos,
+                        severity="warning",
+                        reason=f"{sid} {k}: unreadable date {when_raw!r}",
+                    )
+                )
             b = builders.get(k, project)
             b.cursor.date = when
             b.cursor.title = f"{sid} session {n}"
@@ -112,15 +135,21 @@ class LocomoParser:
             for i, t in enumerate(turns):
                 if not isinstance(t, dict) or not isinstance(t.get("text"), str):
                     failed += 1
-                    issues.append(ParseIssue(file=opts.file, line=pos,
-                                             reason=f"{sid} {k} turn {i}: no text"))
+                    issues.append(
+                        ParseIssue(file=opts.file, line=pos, reason=f"{sid} {k} turn {i}: no text")
+                    )
                     continue
                 text = t["text"]
                 caption = t.get("blip_caption")
                 if isinstance(caption, str) and caption:
                     text = f"{text} [shares image: {caption}]".strip()
                 speaker = str(t.get("speaker") or "")
-                b.add_turn(key=str(t.get("dia_id") or f"{k}:{i}"),
-                           role="user" if speaker == speaker_a else "assistant", speaker=speaker,
-                           text=text, timestamp=base + timedelta(seconds=i), line=pos)
+                b.add_turn(
+                    key=str(t.get("dia_id") or f"{k}:{i}"),
+                    role="user" if speaker == speaker_a else "assistant",
+                    speaker=speaker,
+                    text=text,
+                    timestamp=base + timedelta(seconds=i),
+                    line=pos,
+                )
         return failed, skipped

@@ -20,8 +20,9 @@ def embedder() -> CachedEmbedder:
 
 @pytest.fixture
 def ingest_settings(graph_settings: GraphSettings) -> IngestSettings:
-    return IngestSettings.model_validate(graph_settings.model_dump() | {"ingest": {
-        "batch_size": 16}})
+    return IngestSettings.model_validate(
+        graph_settings.model_dump() | {"ingest": {"batch_size": 16}}
+    )
 
 
 @pytest.fixture

@@ -51,21 +51,46 @@ def test_cli_json_report_and_exit_codes(env: None) -> None:
     assert wrong.exit_code == 2
 
 
-async def test_watch_tails_appended_lines(graph_db, graph_settings: GraphSettings,
-                                          tmp_path: Path) -> None:
-    settings = IngestSettings.model_validate(graph_settings.model_dump() | {
-        "ingest": {"embed": False, "watch_interval_s": 0.05}})
+async def test_watch_tails_appended_lines(
+    graph_db, graph_settings: GraphSettings, tmp_path: Path
+) -> None:
+    settings = IngestSettings.model_validate(
+        graph_settings.model_dump() | {"ingest": {"embed": False, "watch_interval_s": 0.05}}
+    )
     log = tmp_path / "live.jsonl"
 
     def line(i: int) -> str:
-        return json.dumps({"session_id": "live", "project": "w", "role": "user",
-                           "content": f"line {i}", "id": f"l{i}", "timestamp": i}) + "\n"
+        return (
+            json.dumps(
+                {
+                    "session_id": "live",
+                    "project": "w",
+                    "role": "user",
+                    "content": f"line {i}",
+                    "id": f"l{i}",
+                    "timestamp": i,
+                }
+            )
+            + "\n"
+        )
 
     log.write_text(line(0))
     stop = asyncio.Event()
-    task = asyncio.create_task(run_ingest(
-        settings, [tmp_path], fmt="auto", project=None, dry_run=False, as_json=True,
-        extract=False, watch=True, hooks=None, console=Console(quiet=True), stop=stop))
+    task = asyncio.create_task(
+        run_ingest(
+            settings,
+            [tmp_path],
+            fmt="auto",
+            project=None,
+            dry_run=False,
+            as_json=True,
+            extract=False,
+            watch=True,
+            hooks=None,
+            console=Console(quiet=True),
+            stop=stop,
+        )
+    )
 
     async def turns() -> int:
         rows = await graph_db.read(_STATS)
@@ -107,13 +132,16 @@ def test_cli_hooks_run_unless_no_extract(env: None, tmp_path: Path) -> None:
         """Nothing."""
 
     log = tmp_path / "a.jsonl"
-    log.write_text(json.dumps({"session_id": "x", "role": "user", "content": "hi",
-                               "timestamp": 0}) + "\n")
+    log.write_text(
+        json.dumps({"session_id": "x", "role": "user", "content": "hi", "timestamp": 0}) + "\n"
+    )
     runner = CliRunner()
     assert runner.invoke(app, ["ingest", str(log), "--no-extract"]).exit_code == 0
     assert calls == []
     with log.open("a") as f:
-        f.write(json.dumps({"session_id": "x", "role": "assistant", "content": "hello",
-                            "timestamp": 1}) + "\n")
+        f.write(
+            json.dumps({"session_id": "x", "role": "assistant", "content": "hello", "timestamp": 1})
+            + "\n"
+        )
     assert runner.invoke(app, ["ingest", str(log)]).exit_code == 0
     assert calls == ["x"]

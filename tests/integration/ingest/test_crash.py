@@ -42,12 +42,19 @@ CHILD = textwrap.dedent("""
 def write_transcript(path: Path) -> None:
     with path.open("w") as f:
         for i in range(TOTAL):
-            f.write(json.dumps({
-                "session_id": f"s{i // 150}", "project": "crash", "id": f"m{i}",
-                "role": "user" if i % 2 == 0 else "assistant",
-                "content": f"turn {i}: " + "lorem ipsum " * (i % 7 + 1),
-                "timestamp": 1_700_000_000 + i,
-            }) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "session_id": f"s{i // 150}",
+                        "project": "crash",
+                        "id": f"m{i}",
+                        "role": "user" if i % 2 == 0 else "assistant",
+                        "content": f"turn {i}: " + "lorem ipsum " * (i % 7 + 1),
+                        "timestamp": 1_700_000_000 + i,
+                    }
+                )
+                + "\n"
+            )
 
 
 async def turn_count(db: FalkorDBGraph) -> int:
@@ -55,16 +62,24 @@ async def turn_count(db: FalkorDBGraph) -> int:
     return sum(int(r["count"]) for r in rows if r["label"] == "Turn")
 
 
-async def test_sigkill_then_rerun_equals_a_clean_run(graph_db: FalkorDBGraph,
-                                                     graph_settings: GraphSettings,
-                                                     tmp_path: Path) -> None:
+async def test_sigkill_then_rerun_equals_a_clean_run(
+    graph_db: FalkorDBGraph, graph_settings: GraphSettings, tmp_path: Path
+) -> None:
     path = tmp_path / "big.jsonl"
     write_transcript(path)
     sock = str(graph_settings.falkordb.unix_socket)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CHILD, sock, graph_settings.graph_name, str(path), cwd=ROOT,
-        env=env, stdout=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-c",
+        CHILD,
+        sock,
+        graph_settings.graph_name,
+        str(path),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+    )
     try:
         for _ in range(3000):  # up to ~60 s, mostly waiting for the child's imports
             if await turn_count(graph_db) >= 200 or proc.returncode is not None:

@@ -81,13 +81,26 @@ async def test_reingest_is_a_noop(graph_db, ingest_settings, embedder, fixtures:
     assert await snapshot(graph_db) == before
 
 
-async def test_appended_lines_add_only_new_turns(graph_db, ingest_settings, embedder,
-                                                 tmp_path: Path) -> None:
+async def test_appended_lines_add_only_new_turns(
+    graph_db, ingest_settings, embedder, tmp_path: Path
+) -> None:
     path = tmp_path / "log.jsonl"
+
     def line(i: int) -> str:
-        return json.dumps({"session_id": "s1", "project": "p", "role": "user" if i % 2 else
-                           "assistant", "content": f"message number {i}", "id": f"m{i}",
-                           "timestamp": f"2025-01-01T00:00:{i:02d}Z"}) + "\n"
+        return (
+            json.dumps(
+                {
+                    "session_id": "s1",
+                    "project": "p",
+                    "role": "user" if i % 2 else "assistant",
+                    "content": f"message number {i}",
+                    "id": f"m{i}",
+                    "timestamp": f"2025-01-01T00:00:{i:02d}Z",
+                }
+            )
+            + "\n"
+        )
+
     path.write_text("".join(line(i) for i in range(5)))
     first = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
     assert first.turns_new == 5
@@ -108,8 +121,9 @@ async def test_appended_lines_add_only_new_turns(graph_db, ingest_settings, embe
     assert nxt[turn_id("p", "s1", "m4")] == turn_id("p", "s1", "m5")  # NEXT across the runs
 
 
-async def test_edited_file_reingests_without_duplicates(graph_db, ingest_settings, embedder,
-                                                         fixtures: Path) -> None:
+async def test_edited_file_reingests_without_duplicates(
+    graph_db, ingest_settings, embedder, fixtures: Path
+) -> None:
     path = fixtures / "generic" / "messages.jsonl"
     await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
     lines = path.read_text().splitlines()
@@ -148,8 +162,9 @@ async def test_dry_run_writes_nothing(graph_db, ingest_settings, fixtures: Path)
     assert await snapshot(graph_db) == before
 
 
-async def test_hooks_get_each_session_and_its_new_turns(graph_db, ingest_settings, embedder,
-                                                        fixtures: Path) -> None:
+async def test_hooks_get_each_session_and_its_new_turns(
+    graph_db, ingest_settings, embedder, fixtures: Path
+) -> None:
     seen: list[tuple[str, int]] = []
 
     async def hook(db: GraphDB, session: ParsedSession, turn_ids: list[str]) -> None:
@@ -170,19 +185,27 @@ async def test_hooks_get_each_session_and_its_new_turns(graph_db, ingest_setting
 
     fin = Finishing()
     path = fixtures / "generic" / "messages.jsonl"
-    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder,
-                             hooks=[hook, broken, fin])
+    rep = await ingest_paths(
+        graph_db, ingest_settings, [path], embedder=embedder, hooks=[hook, broken, fin]
+    )
     assert seen == [("g1", 4), ("g2", 2)]
     assert fin.finished == 1
     assert len(rep.hook_errors) == 2
     assert rep.failed
-    extra = {"session_id": "g2", "project": "notes", "role": "user", "content": "thanks",
-             "timestamp": "2025-10-01T08:10:00Z", "id": "n3"}
+    extra = {
+        "session_id": "g2",
+        "project": "notes",
+        "role": "user",
+        "content": "thanks",
+        "timestamp": "2025-10-01T08:10:00Z",
+        "id": "n3",
+    }
     with path.open("a") as f:
         f.write(json.dumps(extra) + "\n")
     seen.clear()
-    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, hooks=[hook],
-                             run_hooks=False)  # --no-extract
+    rep = await ingest_paths(
+        graph_db, ingest_settings, [path], embedder=embedder, hooks=[hook], run_hooks=False
+    )  # --no-extract
     assert rep.turns_new == 1
     assert seen == []
     with path.open("a") as f:
@@ -191,31 +214,38 @@ async def test_hooks_get_each_session_and_its_new_turns(graph_db, ingest_setting
     assert seen == [("g2", 1)]  # only the appended turn
 
 
-async def test_embeddings_are_stored_with_the_date_prefix(graph_db, ingest_settings, embedder,
-                                                          fixtures: Path) -> None:
+async def test_embeddings_are_stored_with_the_date_prefix(
+    graph_db, ingest_settings, embedder, fixtures: Path
+) -> None:
     path = fixtures / "generic" / "single.json"
     await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
     hits = await TurnRepository(graph_db).search_vector(
-        (await embedder.embed(["[2 Oct 2025] user: hello"]))[0], projects=["notes"], k=1)
+        (await embedder.embed(["[2 Oct 2025] user: hello"]))[0], projects=["notes"], k=1
+    )
     assert hits
     assert hits[0][0] == turn_id("notes", "doc1", "ordinal-0")
     assert hits[0][1] > 0.99
     assert isinstance(np.float32(hits[0][1]), np.floating)
 
 
-async def test_missing_path_and_unknown_file_are_reported(graph_db, ingest_settings, embedder,
-                                                          tmp_path: Path) -> None:
+async def test_missing_path_and_unknown_file_are_reported(
+    graph_db, ingest_settings, embedder, tmp_path: Path
+) -> None:
     junk = tmp_path / "notes.json"
     junk.write_text('{"hello": 1}')
-    rep = await ingest_paths(graph_db, ingest_settings, [tmp_path / "nope.jsonl", junk],
-                             embedder=embedder)
-    assert [i.reason for i in rep.issues] == ["no such file or directory",
-                                              "format not recognised; pass --format"]
+    rep = await ingest_paths(
+        graph_db, ingest_settings, [tmp_path / "nope.jsonl", junk], embedder=embedder
+    )
+    assert [i.reason for i in rep.issues] == [
+        "no such file or directory",
+        "format not recognised; pass --format",
+    ]
     assert rep.failed
 
 
-async def test_a_session_removed_from_a_file_is_closed(graph_db, ingest_settings, embedder,
-                                                       fixtures: Path) -> None:
+async def test_a_session_removed_from_a_file_is_closed(
+    graph_db, ingest_settings, embedder, fixtures: Path
+) -> None:
     path = fixtures / "generic" / "messages.jsonl"
     await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
     keep = [ln for ln in path.read_text().splitlines() if '"g2"' not in ln]

@@ -239,11 +239,21 @@ def test_truncated_json_document_is_one_error() -> None:
 
 def test_huge_tool_payload_is_cut_and_sized() -> None:
     big = "y" * 5_000_000
-    rec = {"type": "user", "sessionId": "s", "uuid": "u1", "timestamp": "2025-01-01T00:00:00Z",
-           "message": {"role": "user", "content": [
-               {"type": "tool_result", "tool_use_id": "t", "content": big}]}}
-    r = parser_for("claude-code").parse((json.dumps(rec) + "\n").encode(), None,
-                                        ParseOptions(file="big.jsonl", tool_payload_chars=1000))
+    rec = {
+        "type": "user",
+        "sessionId": "s",
+        "uuid": "u1",
+        "timestamp": "2025-01-01T00:00:00Z",
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t", "content": big}],
+        },
+    }
+    r = parser_for("claude-code").parse(
+        (json.dumps(rec) + "\n").encode(),
+        None,
+        ParseOptions(file="big.jsonl", tool_payload_chars=1000),
+    )
     t = r.sessions[0].turns[0]
     assert t.truncated
     assert t.full_size >= 5_000_000
@@ -252,8 +262,9 @@ def test_huge_tool_payload_is_cut_and_sized() -> None:
 
 def test_escaped_nul_and_lone_surrogates_and_crlf_survive() -> None:
     rec = '{"session_id": "s", "role": "user", "content": "a\\u0000b\\ud800c", "timestamp": 0}'
-    r = parser_for("generic").parse((rec + "\r\n" + rec + "\r\n").encode(), None,
-                                    ParseOptions(file="x.jsonl"))
+    r = parser_for("generic").parse(
+        (rec + "\r\n" + rec + "\r\n").encode(), None, ParseOptions(file="x.jsonl")
+    )
     assert r.issues == []
     s = normalize_session(r.sessions[0], max_chars=100)
     assert [t.text for t in s.turns] == ["ab\ufffdc", "ab\ufffdc"]
