@@ -141,3 +141,14 @@ def test_topics_prefer_recurring_phrases() -> None:
 def test_deterministic() -> None:
     s = _s(("user", "Let's use Redis for the cache."), ("assistant", "Redis cache configured."))
     assert OfflineExtractor().extract_sync(s) == OfflineExtractor().extract_sync(s)
+
+
+def test_todo_items_tolerate_truncated_json() -> None:
+    from ingest.extract.offline import todo_items
+
+    text = (
+        '[tool_use TodoWrite] {"todos": [{"content": "Write docs", "id": "1", "status": '
+        '"pending"}, {"content": "Ship \\"it\\"", "status": "completed", "priority": "high"}, '
+        '{"content": "cut off here", "sta'
+    )
+    assert todo_items(text) == [("Write docs", "pending"), ('Ship \\"it\\"', "completed")]
