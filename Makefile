@@ -7,7 +7,7 @@ export TOKENIZERS_PARALLELISM := false
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test test-unit test-integration lint format typecheck schema check eval bench clean
+.PHONY: install run test test-unit test-integration lint lint-cypher format typecheck schema check eval bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null || { echo "need $(PY) on PATH"; exit 1; }
@@ -37,6 +37,16 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+
+CYPHER_LINT := tools/cypher-lint
+
+$(CYPHER_LINT)/node_modules/.installed: $(CYPHER_LINT)/package-lock.json
+	@command -v npm >/dev/null || { echo "lint-cypher needs node >= 18 and npm on PATH"; exit 1; }
+	npm ci --prefix $(CYPHER_LINT) --no-audit --no-fund
+	touch $@
+
+lint-cypher: install $(CYPHER_LINT)/node_modules/.installed ## check Neo4j-dialect Cypher with Neo4j's own front end (no server)
+	$(BIN)/pytest -q tests/unit/graph/test_neo4j_dialect_lint.py
 
 format: install
 	$(BIN)/ruff format .
