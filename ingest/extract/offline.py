@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from graph.ids import normalize_key
-from graph.models import CorrectionType
+from graph.models import CorrectionType, LessonCategory
 from ingest.extract.models import (
     CorrectionCandidate,
     EntityMentions,
@@ -384,6 +384,40 @@ def _is_pass(t: TurnInput) -> bool:
     return t.role != "user" and _is_pass_text(t.text)
 
 
+_INSIGHTS: list[tuple[re.Pattern[str], LessonCategory]] = [
+    (
+        re.compile(
+            r"\b(?:i(?:'ve| have)? (?:finally )?learned|i(?:'ve| have)? realized|(?:it|that|this) "
+            r"taught me|lesson(?: learned)?(?: (?:is|was|here is))?:)\s+(?:that\s+)?"
+            r"(?P<x>[^.!?\n]{12,200})",
+            re.IGNORECASE,
+        ),
+        "best-practice",
+    ),
+    (
+        re.compile(
+            r"\b(?:it turns out|turns out|the (?:root cause|real issue|issue|problem|culprit|bug) "
+            r"(?:is|was))\s+(?:that\s+)?(?P<x>[^.!?\n]{12,200})",
+            re.IGNORECASE,
+        ),
+        "gotcha",
+    ),
+    (
+        re.compile(
+            r"\b(?:my advice|pro tip|the trick|the key|the secret)(?: (?:is|was))?:?\s+"
+            r"(?:to\s+)?(?P<x>[^.!?\n]{12,200})",
+            re.IGNORECASE,
+        ),
+        "best-practice",
+    ),
+]
+
+
+_VAGUE = re.compile(
+    r"^(?:the hard way|a lot|so much|much|again|i'?m|it'?s (?:fine|ok|okay|good))\b", re.IGNORECASE
+)
+
+
 # --- the extractor -------------------------------------------------------------------------------
 
 
@@ -413,7 +447,7 @@ class OfflineExtractor:
             project=session.project,
             corrections=tuple(self._corrections(turns)),
             facts=tuple(self._facts(session)),
-            lessons=tuple(self._lessons(turns)),
+            lessons=tuple(self._lessons(turns) + self._insights(turns)),
             topics=tuple(self._topics(turns, entities)),
             entities=entities,
             enrichment=self._enrichment(turns),
@@ -613,6 +647,42 @@ class OfflineExtractor:
                 )
             )
             i = j + 1
+        return out
+
+    # insights: lessons stated in words ("I learned that...", "the root cause was...")
+    def _insights(self, turns: Sequence[TurnInput]) -> list[LessonCandidate]:
+        out: list[LessonCandidate] = []
+        seen: set[str] = set()
+        for t in turns:
+            if t.role not in ("user", "assistant") or t.tool_name:
+                continue
+            for sent in _clauses(t.text):
+                for rx, category in _INSIGHTS:
+                    m = rx.search(sent)
+                    if not m:
+                        continue
+                    x = m.group("x").strip(" ,;:-")
+                    key = normalize_key(x)
+                    if key in seen or len(words(x)) < 3 or _VAGUE.match(x):
+                        break
+                    seen.add(key)
+                    title = x[0].upper() + x[1:]
+                    kw = top_words([x], 6)
+                    out.append(
+                        LessonCandidate(
+                            category=category,
+                            title=title[:120],
+                            content=sent[:400],
+                            summary=title[:200],
+                            applicable_when=", ".join(kw),
+                            keywords=tuple(kw),
+                            has_examples=False,
+                            has_steps=False,
+                            turn_ids=(t.id,),
+                            seen_at=t.timestamp,
+                        )
+                    )
+                    break
         return out
 
     # topics

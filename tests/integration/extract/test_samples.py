@@ -11,6 +11,7 @@ from graph.config import GraphSettings
 from graph.db import GraphDB
 from graph.embed import Embedder
 from graph.repositories.facts import FactRepository
+from graph.repositories.lessons import LessonRepository
 from graph.repositories.topics import TopicRepository
 from ingest.config import IngestSettings
 from ingest.extract.service import ExtractionHook
@@ -56,6 +57,10 @@ async def test_locomo_first_conversation(
     assert facts, "personal facts (moved to, works at, started ...) with provenance"
     for f in facts:
         assert await FactRepository(graph_db).sources(f.id) == list(f.source_turn_ids)
+    lessons = await LessonRepository(graph_db).list_by_project(project)
+    assert lessons, 'lessons stated in conversation ("I learned that ...")'
+    for lesson in lessons:
+        assert await LessonRepository(graph_db).sources(lesson.id)
     assert rep.snapshots == 1
     # Ingesting the same file again writes nothing new, so extraction has nothing to do.
     hook2 = ExtractionHook(settings, embedder=embedder)

@@ -152,3 +152,18 @@ def test_todo_items_tolerate_truncated_json() -> None:
         '{"content": "cut off here", "sta'
     )
     assert todo_items(text) == [("Write docs", "pending"), ('Ship \\"it\\"', "completed")]
+
+
+def test_insight_lessons() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("assistant", "It turns out the port 8080 was already taken by another container."),
+            ("user", "I've learned that small daily habits beat big bursts of effort."),
+            ("user", "I learned the hard way last year."),
+        )
+    )
+    got = [(x.category, x.title, x.turn_ids) for x in r.lessons]
+    assert got == [
+        ("gotcha", "The port 8080 was already taken by another container", ("t0",)),
+        ("best-practice", "Small daily habits beat big bursts of effort", ("t1",)),
+    ]
