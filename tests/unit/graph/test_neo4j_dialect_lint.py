@@ -212,11 +212,14 @@ def lint() -> dict[str, tuple[Item | None, list[dict[str, Any]]]]:
     return {r["name"]: (by_name.get(r["name"]), r["diagnostics"]) for r in results}
 
 
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def _where(item: Item | None, name: str, d: dict[str, Any]) -> str:
     if item is None or item.path is None:
         return f"{name}:{d['line']}:{d['column']}"
-    rel = item.path.relative_to(ROOT)
-    return f"{rel}:{d['line'] + item.line_offset}:{d['column']} ({name})"
+    return f"{_rel(item.path)}:{d['line'] + item.line_offset}:{d['column']} ({name})"
 
 
 def _report(
@@ -290,6 +293,6 @@ def test_index_procedures_name_indexes_the_migrations_create() -> None:
         ):
             calls += 1
             if created.get(name) != kind:
-                bad.append(f"{path.relative_to(ROOT)}: no {kind} index {name!r} in the migrations")
+                bad.append(f"{_rel(path)}: no {kind} index {name!r} in the migrations")
     assert calls > 0, "no index procedure calls found: the pattern is stale"
     assert bad == []
