@@ -307,12 +307,12 @@ async def engine_kill_during_ingest(
     *,
     sessions: int = 24,
     turns_per_session: int = 60,
-    kill_at_fraction: float = 0.35,
+    kill_at: Sequence[float] = (0.35,),
     embedder: Embedder | None = None,
 ) -> dict[str, Any]:
-    """Ingest a corpus cleanly; ingest it again in a subprocess, SIGKILL the engine part-way,
-    restart the engine on the same data dir, re-run the ingest, and compare with the clean graph.
-    """
+    """Ingest a corpus cleanly; then, once per fraction in `kill_at`, ingest it in a subprocess on a
+    fresh engine, SIGKILL the engine when that share of the turns is written, restart it on the
+    same data dir, re-run the ingest, and compare the graph with the clean one."""
     emb = embedder or local_embedder()
     corpus = workdir / "corpus"
     total = write_corpus(corpus, sessions=sessions, turns_per_session=turns_per_session)
@@ -320,42 +320,55 @@ async def engine_kill_during_ingest(
         async with graph(server) as db:
             clean_run = await _ingest(db, [corpus], emb)
             clean = await snapshot(db, ["synth"])
-    out: dict[str, Any] = {"corpus_turns": total, "clean_run": clean_run}
-    with engine(workdir / "faulty") as server:
-        async with graph(server) as db:
-            pass  # migrated before the subprocess starts
-        log = workdir / "ingest-subprocess.log"
-        proc = spawn(
-            "ingest", "--socket", str(server.socket_path), "--graph", GRAPH, str(corpus), log=log
-        )
-        probe = open_db(server)
-        want = int(total * kill_at_fraction)
-        seen = 0
-        deadline = time.monotonic() + 300
-        try:
-            while time.monotonic() < deadline and proc.poll() is None:
-                seen = (await label_counts(probe)).get("Turn", 0)
-                if seen >= want:
-                    break
-                await asyncio.sleep(0.05)
-        finally:
-            await probe.close()
-        if proc.poll() is not None:
-            raise RuntimeError(f"the ingest ended before the kill ({_tail(log)})")
-        server.kill()
-        out["turns_when_killed"] = seen
-        out["ingest_exit_code"] = reap(proc, timeout=120)
-        out["ingest_error"] = _tail(log, 1)
-        server.start()  # same data dir, same socket: AOF replay
-        async with graph(server) as db:
-            out["turns_after_restart"] = (await label_counts(db)).get("Turn", 0)
-            out["rerun"] = await _ingest(db, [corpus], emb)
-            resumed = await snapshot(db, ["synth"])
-            out["second_rerun"] = await _ingest(db, [corpus], emb)
-            again = await snapshot(db, ["synth"])
-    out["comparison"] = compare(clean, resumed)
-    out["idempotent_rerun_equal"] = compare(clean, again)["equal"]
-    out["data_lost"] = out["comparison"]["missing"]
+    out: dict[str, Any] = {"corpus_turns": total, "clean_run": clean_run, "trials": []}
+    for n, fraction in enumerate(kill_at):
+        trial: dict[str, Any] = {"kill_at_fraction": fraction}
+        with engine(workdir / f"faulty-{n}") as server:
+            async with graph(server) as db:
+                pass  # migrated before the subprocess starts
+            log = workdir / f"ingest-subprocess-{n}.log"
+            proc = spawn(
+                "ingest",
+                "--socket",
+                str(server.socket_path),
+                "--graph",
+                GRAPH,
+                str(corpus),
+                log=log,
+            )
+            probe = open_db(server)
+            want = max(1, int(total * fraction))
+            seen = 0
+            deadline = time.monotonic() + 600
+            try:
+                while time.monotonic() < deadline and proc.poll() is None:
+                    seen = (await label_counts(probe)).get("Turn", 0)
+                    if seen >= want:
+                        break
+                    await asyncio.sleep(0.05)
+            finally:
+                await probe.close()
+            if proc.poll() is not None:
+                raise RuntimeError(f"the ingest ended before the kill ({_tail(log)})")
+            server.kill()
+            trial["turns_when_killed"] = seen
+            trial["ingest_exit_code"] = reap(proc, timeout=120)
+            trial["ingest_error"] = _tail(log, 1)
+            server.start()  # same data dir, same socket: AOF replay
+            async with graph(server) as db:
+                trial["turns_after_restart"] = (await label_counts(db)).get("Turn", 0)
+                trial["rerun"] = await _ingest(db, [corpus], emb)
+                resumed = await snapshot(db, ["synth"])
+                trial["second_rerun"] = await _ingest(db, [corpus], emb)
+                again = await snapshot(db, ["synth"])
+        trial["comparison"] = compare(clean, resumed)
+        trial["idempotent_rerun_equal"] = compare(clean, again)["equal"]
+        trial["data_lost"] = trial["comparison"]["missing"]
+        out["trials"].append(trial)
+    out["all_equal"] = all(
+        t["comparison"]["equal"] and t["idempotent_rerun_equal"] for t in out["trials"]
+    )
+    out["data_lost"] = sum(t["data_lost"] for t in out["trials"])
     return out
 
 
@@ -594,16 +607,21 @@ def rem_settings(server: EmbeddedServer, workdir: Path, *, lock_ttl_s: float) ->
 
 
 async def worker_kill_mid_consolidation(
-    workdir: Path, *, per_cluster: int = 300, lock_ttl_s: float = 3.0
+    workdir: Path,
+    *,
+    per_cluster: int = 300,
+    lock_ttl_s: float = 3.0,
+    kill_delays_s: Sequence[float] = (0.15,),
 ) -> dict[str, Any]:
-    """Run `communities` once; start it again in a subprocess and SIGKILL that process while it
-    runs; the first run must stay current with its communities intact, and the next run (after the
-    dead worker's lock expires) must complete and become current."""
+    """Run `communities` once; then, per delay in `kill_delays_s`, start it again in a subprocess
+    and SIGKILL that process the delay after its run starts. The run current before must stay
+    current with its communities intact, a run while the dead worker's lock holds is skipped, and
+    the next run after the lock expires must complete and become current."""
     from consolidate.runner import run_job
     from graph.repositories.communities import CommunityRepository
     from graph.repositories.jobs import JobRepository
 
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"trials": []}
     with engine(workdir / "rem") as server:
         settings = rem_settings(server, workdir, lock_ttl_s=lock_ttl_s)
         async with graph(server) as db:
@@ -615,67 +633,76 @@ async def worker_kill_mid_consolidation(
                 "communities": first.summary.get("communities"),
             }
             repo = CommunityRepository(db)
-            cur = await repo.current_run("*")
-            before = (
-                sorted((c.id, c.member_ids) for c in await repo.list_communities(cur.id))
-                if cur
-                else []
-            )
-            log = workdir / "worker-subprocess.log"
-            proc = spawn(
-                "consolidate",
-                "--socket",
-                str(server.socket_path),
-                "--graph",
-                GRAPH,
-                "--lock-ttl",
-                str(lock_ttl_s),
-                "--report-dir",
-                str(workdir / "reports"),
-                log=log,
-            )
             jobs = JobRepository(db)
-            known = {r.id for r in await jobs.list_runs("*", "communities")}
-            stage = "not started"
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and proc.poll() is None:
-                runs = [r for r in await jobs.list_runs("*", "communities") if r.id not in known]
-                if runs:
-                    stage = "job started"
-                    written = [
-                        r for r in await repo.list_runs("*") if cur is None or r.id != cur.id
-                    ]
-                    if written:
-                        stage = "new run written, not promoted"
+            for n, delay in enumerate(kill_delays_s):
+                trial: dict[str, Any] = {"kill_delay_s": delay}
+                cur = await repo.current_run("*")
+                before = (
+                    sorted((c.id, c.member_ids) for c in await repo.list_communities(cur.id))
+                    if cur
+                    else []
+                )
+                log = workdir / f"worker-subprocess-{n}.log"
+                known = {r.id for r in await jobs.list_runs("*", "communities")}
+                proc = spawn(
+                    "consolidate",
+                    "--socket",
+                    str(server.socket_path),
+                    "--graph",
+                    GRAPH,
+                    "--lock-ttl",
+                    str(lock_ttl_s),
+                    "--report-dir",
+                    str(workdir / "reports"),
+                    log=log,
+                )
+                stage = "not started"
+                deadline = time.monotonic() + 300
+                while time.monotonic() < deadline and proc.poll() is None:
+                    if [r for r in await jobs.list_runs("*", "communities") if r.id not in known]:
+                        stage = "job started"
+                        await asyncio.sleep(delay)
+                        written = [
+                            r for r in await repo.list_runs("*") if cur is None or r.id != cur.id
+                        ]
+                        if written:
+                            stage = "new run written, not promoted"
                         break
-                    await asyncio.sleep(0.15)  # let it get into the projection/Leiden phase
-                    break
-                await asyncio.sleep(0.02)
-            if proc.poll() is not None:
-                raise RuntimeError(f"the worker ended before the kill ({_tail(log)})")
-            os.killpg(proc.pid, signal.SIGKILL)
-            out["worker_exit_code"] = reap(proc)
-            out["killed_at"] = stage
-            after = await repo.current_run("*")
-            out["current_unchanged"] = bool(cur and after and after.id == cur.id)
-            now_members = (
-                sorted((c.id, c.member_ids) for c in await repo.list_communities(after.id))
-                if after
-                else []
-            )
-            out["communities_unchanged"] = now_members == before
-            out["skipped_while_locked"] = (
-                await run_job("communities", db=db, settings=settings)
-            ).status == "skipped"
-            await asyncio.sleep(lock_ttl_s + 0.2)  # the dead worker's lock expires
-            nxt = await run_job("communities", db=db, settings=settings)
-            final = await repo.current_run("*")
-            out["next_run"] = {
-                "status": nxt.status,
-                "ms": round(nxt.duration_ms, 1),
-                "communities": nxt.summary.get("communities"),
-                "is_current": bool(final and final.id == nxt.run_id),
-            }
+                    await asyncio.sleep(0.02)
+                if proc.poll() is not None:
+                    raise RuntimeError(f"the worker ended before the kill ({_tail(log)})")
+                os.killpg(proc.pid, signal.SIGKILL)
+                trial["worker_exit_code"] = reap(proc)
+                trial["killed_at"] = stage
+                after = await repo.current_run("*")
+                trial["current_unchanged"] = bool(cur and after and after.id == cur.id)
+                now_members = (
+                    sorted((c.id, c.member_ids) for c in await repo.list_communities(after.id))
+                    if after
+                    else []
+                )
+                trial["communities_unchanged"] = now_members == before
+                trial["skipped_while_locked"] = (
+                    await run_job("communities", db=db, settings=settings)
+                ).status == "skipped"
+                await asyncio.sleep(lock_ttl_s + 0.2)  # the dead worker's lock expires
+                nxt = await run_job("communities", db=db, settings=settings)
+                final = await repo.current_run("*")
+                trial["next_run"] = {
+                    "status": nxt.status,
+                    "ms": round(nxt.duration_ms, 1),
+                    "communities": nxt.summary.get("communities"),
+                    "is_current": bool(final and final.id == nxt.run_id),
+                }
+                out["trials"].append(trial)
+    out["all_survived"] = all(
+        t["current_unchanged"]
+        and t["communities_unchanged"]
+        and t["skipped_while_locked"]
+        and t["next_run"]["status"] == "succeeded"
+        and t["next_run"]["is_current"]
+        for t in out["trials"]
+    )
     return out
 
 

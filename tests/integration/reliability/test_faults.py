@@ -17,13 +17,16 @@ from tests.shared_embedder import shared_local_embedder
 
 
 async def test_engine_sigkill_during_ingest_then_rerun_equals_a_clean_run(tmp_path: Path):
-    r = await engine_kill_during_ingest(
+    out = await engine_kill_during_ingest(
         tmp_path,
         sessions=8,
         turns_per_session=40,
-        kill_at_fraction=0.3,
+        kill_at=(0.3,),
         embedder=shared_local_embedder(),
     )
+    assert out["all_equal"]
+    assert out["data_lost"] == 0
+    [r] = out["trials"]
     total = 8 * 40
     # the kill really happened mid-ingest and took the ingest down with it
     assert 0 < r["turns_when_killed"] < total
@@ -73,9 +76,11 @@ async def test_api_answers_503_and_a_clear_error_while_the_engine_is_down_then_r
 
 
 async def test_worker_sigkill_mid_consolidation_keeps_the_previous_run_current(tmp_path: Path):
-    r = await worker_kill_mid_consolidation(tmp_path, per_cluster=200, lock_ttl_s=2.0)
-    assert r["first_run"]["status"] == "succeeded"
-    assert r["first_run"]["communities"] >= 6
+    out = await worker_kill_mid_consolidation(tmp_path, per_cluster=200, lock_ttl_s=2.0)
+    assert out["first_run"]["status"] == "succeeded"
+    assert out["first_run"]["communities"] >= 6
+    assert out["all_survived"]
+    [r] = out["trials"]
     assert r["worker_exit_code"] == -9
     assert r["killed_at"] in ("job started", "new run written, not promoted")
     assert r["current_unchanged"]
@@ -84,4 +89,4 @@ async def test_worker_sigkill_mid_consolidation_keeps_the_previous_run_current(t
     assert r["skipped_while_locked"]
     assert r["next_run"]["status"] == "succeeded"
     assert r["next_run"]["is_current"]
-    assert r["next_run"]["communities"] == r["first_run"]["communities"]
+    assert r["next_run"]["communities"] == out["first_run"]["communities"]

@@ -1,0 +1,97 @@
+"""The judges of the reliability scenarios must be able to say no: the fuzz oracle flags 5xx,
+masked errors and cross-project data; the graph comparison flags any drift; the plot draws."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.plot_scale import plot
+from bench.scenarios import Snapshot, _check, _leaks, compare
+
+BETA = frozenset({"ses_beta", "trn_beta_0"})
+
+
+def test_fuzz_oracle_accepts_clean_answers():
+    ok = json.dumps(
+        {
+            "data": {
+                "turn": {
+                    "__typename": "NotFound",
+                    "id": "trn_beta_0",
+                    "message": "turn 'trn_beta_0' not found",
+                }
+            }
+        }
+    )
+    assert _check(200, ok, BETA) is None
+    assert _check(401, json.dumps({"detail": "missing API key"}), BETA) is None
+    assert _check(400, "not json at all", BETA) is None
+
+
+def test_fuzz_oracle_rejects_server_errors_masked_errors_and_leaks():
+    assert _check(500, "Internal Server Error", BETA).startswith("HTTP 500")
+    assert _check(599, "ValueError: boom", BETA).startswith("HTTP 599")
+    masked = json.dumps({"data": None, "errors": [{"message": "internal error (request id x)"}]})
+    assert "unexpected error" in _check(200, masked, BETA)
+    assert "message" in _check(200, json.dumps({"errors": [{"message": " "}]}), BETA)
+    leak = json.dumps({"data": {"turn": {"__typename": "Turn", "id": "trn_beta_0"}}})
+    assert "leaked" in _check(200, leak, BETA)
+    text = json.dumps({"data": {"context": {"items": [{"text": "the code is tangerine"}]}}})
+    assert "beta text leaked" in _check(200, text, BETA)
+
+
+def test_leak_walker_finds_nested_items_and_project_fields():
+    data = {
+        "search": {"edges": [{"node": {"turn": {"id": "x", "project": "beta"}}}]},
+        "session": {"__typename": "NotFound", "id": "ses_beta"},
+    }
+    assert _leaks(data, BETA) == ["data.search.edges[0].node.turn"]
+
+
+def _snap(**digests: str) -> Snapshot:
+    return Snapshot(
+        labels={"Turn": len(digests)},
+        digests=dict(digests),
+        embeddings={k: [0.1, 0.2] for k in digests},
+        edge_types={"NEXT": 1},
+    )
+
+
+def test_graph_comparison_flags_missing_changed_and_drifting_embeddings():
+    clean = _snap(a="1", b="2")
+    assert compare(clean, _snap(a="1", b="2"))["equal"]
+    missing = compare(
+        clean,
+        Snapshot(
+            labels={"Turn": 2},
+            digests={"a": "1"},
+            embeddings={"a": [0.1, 0.2]},
+            edge_types={"NEXT": 1},
+        ),
+    )
+    assert (missing["equal"], missing["missing"]) == (False, 1)
+    changed = compare(clean, _snap(a="1", b="3"))
+    assert (changed["equal"], changed["changed"]) == (False, 1)
+    drift = _snap(a="1", b="2")
+    drift.embeddings["b"] = [0.1, 0.3]
+    assert not compare(clean, drift)["equal"]
+
+
+def test_plot_writes_a_png(tmp_path: Path):
+    rows = [
+        {
+            "turns": n,
+            "turn_embeddings": True,
+            "ingest": {"seconds": n / 10},
+            "context": {"latency_ms": {"p95": 50.0}},
+            "api_rss_mib": 600.0,
+            "engine_rss_mib": n / 100,
+            "data_dir_bytes": n * 5000,
+            "consolidation": {"seconds": 3.0},
+        }
+        for n in (10_000, 50_000)
+    ]
+    out = plot({"sizes": rows, "machine": {"cpus": 2}}, tmp_path / "scale.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert out.stat().st_size > 10_000
