@@ -34,7 +34,7 @@ from graph.db import GraphDB
 from graph.embed import Embedder, make_embedder
 from ingest.config import IngestSettings
 from ingest.models import FileReport, IngestReport
-from ingest.pipeline import PostSessionHook, ingest_paths
+from ingest.pipeline import PostSessionHook, WatchTail, ingest_paths
 from ingest.sources.detect import FORMATS
 
 __all__ = ["HookFactory", "RichProgress", "app", "register", "run_ingest"]
@@ -208,6 +208,7 @@ async def _watch(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     failed = False
+    tails: dict[str, WatchTail] = {}  # appended files are read from their offset only
     if not as_json:
         console.print(f"watching {', '.join(map(str, paths))} (Ctrl-C stops)")
     try:
@@ -221,6 +222,7 @@ async def _watch(
                 hooks=hooks,
                 run_hooks=extract,
                 embedder=embedder,
+                tails=tails,
             )
             failed = failed or rep.failed
             if rep.turns_new or rep.issues:

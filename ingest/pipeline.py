@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -35,7 +35,14 @@ from ingest.sources.base import ParseCursor, ParseOptions, ParseResult
 from ingest.sources.detect import FORMATS, detect_format, parser_for, wanted_file
 from ingest.writer import TurnWriter, session_model, turn_model
 
-__all__ = ["PostSessionHook", "Progress", "collect_files", "ingest_parsed", "ingest_paths"]
+__all__ = [
+    "PostSessionHook",
+    "Progress",
+    "WatchTail",
+    "collect_files",
+    "ingest_parsed",
+    "ingest_paths",
+]
 
 log = logging.getLogger("remgraph.ingest")
 
@@ -93,6 +100,29 @@ def collect_files(paths: Iterable[Path], issues: list[ParseIssue]) -> list[tuple
     return out
 
 
+_TAIL = 4096
+"""Bytes before the ingested offset that a watch keeps to recognise a file it is tailing."""
+
+
+@dataclass
+class WatchTail:
+    """What `--watch` keeps in memory per file so an append is read from the offset alone."""
+
+    inode: int
+    offset: int
+    prefix_sha: str
+    hasher: Any
+    """SHA-256 state after the first `offset` bytes (`hashlib` objects copy cheaply)."""
+    tail: bytes
+    """The last bytes before `offset`."""
+
+
+def _read_from(path: Path, offset: int) -> bytes:
+    with path.open("rb") as f:
+        f.seek(offset)
+        return f.read()
+
+
 def _sha(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -109,6 +139,7 @@ async def ingest_paths(
     run_hooks: bool = True,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    tails: dict[str, WatchTail] | None = None,
 ) -> IngestReport:
     """Ingest transcript files (directories are searched recursively) and report what happened.
 
@@ -123,6 +154,8 @@ async def ingest_paths(
         run_hooks: False for `--no-extract`.
         embedder: reuse an embedder; by default one is made from `settings.embedding`.
         progress: optional progress sink.
+        tails: a dict kept across calls by `--watch`: appended files are then read from their
+            offset only (the prefix hash is carried in memory instead of being recomputed).
 
     Raises:
         InvalidInputError: an unknown `fmt`.
@@ -148,6 +181,7 @@ async def ingest_paths(
         embedder=embedder,
         progress=progress,
         run=run,
+        tails=tails,
     )
     for path, explicit in files:
         await ctx.ingest_file(path, fmt, explicit)
@@ -224,6 +258,7 @@ class _FileContext:
     embedder: Embedder | None
     progress: Progress | None
     run: _Run
+    tails: dict[str, WatchTail] | None = None
 
     def __post_init__(self) -> None:
         self.states = SourceFileRepository(self.db)
@@ -277,25 +312,43 @@ class _FileContext:
         if state is not None and state.size == st.st_size and state.mtime_ns == st.st_mtime_ns:
             self._unchanged(key, name, state)  # same size and mtime: not even read
             return
-        data = await asyncio.to_thread(path.read_bytes)
-        if state is not None and state.size == len(data) and state.file_sha == _sha(data):
-            self._unchanged(key, name, state)  # touched, not changed
-            return
         cursor: ParseCursor | None = None
         outcome: FileOutcome = "new" if state is None else "changed"
         prior_turns = 0
+        can_append = state is not None and parser.incremental and bool(state.cursor_json)
+        memo = self.tails.get(key) if self.tails is not None else None
+        before = b""
+        chunk: bytes | None = None
         if (
-            state is not None
-            and parser.incremental
-            and state.cursor_json
-            and len(data) >= state.offset
-            and _sha(memoryview(data)[: state.offset]) == state.prefix_sha
+            can_append
+            and state is not None
+            and memo is not None
+            and (memo.inode, memo.offset, memo.prefix_sha)
+            == (st.st_ino, state.offset, state.prefix_sha)
+            and st.st_size > state.size
         ):
+            # --watch: read only what follows the offset, after checking the bytes just before
+            # it are the ones this process ingested (hash of the prefix carried in memory)
+            raw = await asyncio.to_thread(_read_from, path, state.offset - len(memo.tail))
+            if raw.startswith(memo.tail):
+                base_off, base_hash, before = state.offset, memo.hasher.copy(), memo.tail
+                chunk = raw[len(memo.tail) :]
+        if chunk is None:
+            data = await asyncio.to_thread(path.read_bytes)
+            if state is not None and state.size == len(data) and state.file_sha == _sha(data):
+                self._unchanged(key, name, state)  # touched, not changed
+                return
+            base_off, base_hash, chunk = 0, hashlib.sha256(), data
+            if can_append and state is not None and len(data) >= state.offset:
+                head = hashlib.sha256(memoryview(data)[: state.offset])
+                if head.hexdigest() == state.prefix_sha:
+                    base_off, base_hash = state.offset, head
+                    before, chunk = data[max(0, base_off - _TAIL) : base_off], data[base_off:]
+        if base_off and state is not None:  # resume after what was ingested
             cursor = ParseCursor.model_validate_json(state.cursor_json)
             outcome = "appended"
             prior_turns = state.turns
             self.run.turns_unchanged += state.turns
-        chunk = data[cursor.offset :] if cursor is not None else data
         opts = ParseOptions(
             file=key,
             project=self.project,
@@ -335,17 +388,22 @@ class _FileContext:
             sessions, full=cursor is None, file=key, gone_sessions=gone
         )
         await self.run_hooks(sessions, written_ids)
-        consumed = result.cursor.offset if parser.incremental else len(data)
+        size = base_off + len(chunk)
+        consumed = result.cursor.offset if parser.incremental else size
+        prefix = base_hash.copy()
+        prefix.update(memoryview(chunk)[: consumed - base_off])
+        whole = base_hash.copy()
+        whole.update(chunk)
         await self.states.save(
             SourceFileState(
                 path=key,
                 format=name,
-                size=len(data),
+                size=size,
                 mtime_ns=st.st_mtime_ns,
-                file_sha=_sha(data),
+                file_sha=whole.hexdigest(),
                 offset=consumed,
                 line=result.cursor.line,
-                prefix_sha=_sha(memoryview(data)[:consumed]),
+                prefix_sha=prefix.hexdigest(),
                 cursor_json=result.cursor.model_dump_json() if parser.incremental else "",
                 session_ids=tuple(
                     sorted(
@@ -357,6 +415,9 @@ class _FileContext:
                 updated_at=now_ms(),
             )
         )
+        if self.tails is not None and parser.incremental:
+            tail = (before + chunk[: consumed - base_off])[-_TAIL:]
+            self.tails[key] = WatchTail(st.st_ino, consumed, prefix.hexdigest(), prefix, tail)
         self.run.sessions += len(sessions)
         self.run.turns_new += fresh
         self.run.turns_unchanged += new_turns - fresh

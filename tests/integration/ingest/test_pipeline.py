@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -257,3 +258,44 @@ async def test_a_session_removed_from_a_file_is_closed(
     assert await TurnRepository(graph_db).list(g2) == []
     [g1] = await SessionRepository(graph_db).get_many([session_id("notes", "g1")])
     assert g1 is not None
+
+
+async def test_watch_tails_read_only_the_appended_bytes(
+    graph_db, ingest_settings, embedder, tmp_path: Path
+) -> None:
+    path = tmp_path / "live.jsonl"
+
+    def line(i: int, who: str = "user") -> str:
+        return (
+            json.dumps(
+                {
+                    "session_id": "s",
+                    "project": "t",
+                    "role": who,
+                    "id": f"k{i}",
+                    "content": f"message {i} from {who} " + "x" * 100,
+                    "timestamp": i,
+                }
+            )
+            + "\n"
+        )
+
+    path.write_text("".join(line(i) for i in range(50)))
+    tails: dict = {}
+    await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, tails=tails)
+    memo = tails[str(path)]
+    assert memo.offset == path.stat().st_size
+    assert memo.tail == path.read_bytes()[-4096:]
+    with path.open("a") as f:
+        f.write(line(50))
+    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, tails=tails)
+    assert [f.outcome for f in rep.files] == ["appended"]
+    assert rep.turns_new == 1
+    state = await SourceFileRepository(graph_db).get(str(path))
+    assert state is not None
+    assert state.prefix_sha == hashlib.sha256(path.read_bytes()).hexdigest()  # carried hash
+    # rewritten (not appended): the remembered tail no longer matches, the file is re-read whole
+    path.write_text("".join(line(i, "assistant") for i in range(60)))
+    rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, tails=tails)
+    assert [f.outcome for f in rep.files] == ["changed"]
+    assert rep.turns_new == 60
