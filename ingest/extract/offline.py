@@ -418,6 +418,29 @@ _VAGUE = re.compile(
 )
 
 
+_PERSON = re.compile(r"^[A-Z][a-z]+(?:[ '\-][A-Z][a-z]+){0,3}$")
+
+
+def is_person(speaker: str) -> bool:
+    """Whether a speaker label looks like a person's name (not `claude-sonnet-4`, not `user`)."""
+    return (
+        bool(speaker)
+        and bool(_PERSON.match(speaker))
+        and speaker.lower()
+        not in {
+            "user",
+            "assistant",
+            "system",
+            "tool",
+            "human",
+            "claude",
+            "chatgpt",
+            "codex",
+            "gemini",
+        }
+    )
+
+
 # --- the extractor -------------------------------------------------------------------------------
 
 
@@ -494,9 +517,11 @@ class OfflineExtractor:
         for t in session.turns:
             if t.role not in ("user", "assistant") or t.tool_name:
                 continue
-            speaker = t.speaker or t.role
+            person = is_person(t.speaker)
+            speaker = t.speaker if person else t.role
+            human = t.role == "user" or person  # LoCoMo's speaker_b is a person, a model is not
             for s in _clauses(t.text):
-                if t.role == "user" or t.speaker:
+                if human:
                     dec = decision_fact(s, session.project)
                     if dec is not None:
                         subj, pred, obj = dec
@@ -514,7 +539,7 @@ class OfflineExtractor:
                         )
                         continue
                 m = _PREFER.search(s)
-                if m and t.role == "user":
+                if m and human:
                     obj = m.group("obj").strip()
                     tech = technologies(obj)
                     cat = tech_category(tech[0]) if tech else None
@@ -548,7 +573,7 @@ class OfflineExtractor:
                         )
                     )
                     continue
-                for rx, pred in _PERSONAL:
+                for rx, pred in _PERSONAL if human else ():
                     pm = rx.search(s)
                     if not pm:
                         continue
@@ -695,7 +720,7 @@ class OfflineExtractor:
         out: list[TopicCandidate] = []
         min_docs = 2 if len(docs) >= 3 else 1
         names = {w.lower() for p in entities.people for w in p.split()}
-        names |= {w.lower() for t in turns for w in t.speaker.split()}
+        names |= {w.lower() for t in turns if is_person(t.speaker) for w in t.speaker.split()}
         for k in phrases:
             if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
                 continue
@@ -708,9 +733,7 @@ class OfflineExtractor:
             texts = [docs[i] for i in k.doc_ids]
             kw = [k.phrase, *top_words(texts, 8, exclude=set(k.phrase.split()))]
             tech = tuple(dict.fromkeys(x for tx in texts for x in technologies(tx)))
-            people = tuple(
-                dict.fromkeys(t.speaker for t in mention_turns if t.speaker and t.role == "user")
-            )
+            people = tuple(dict.fromkeys(t.speaker for t in mention_turns if is_person(t.speaker)))
             out.append(
                 TopicCandidate(
                     title=k.phrase,
@@ -737,7 +760,7 @@ class OfflineExtractor:
         tech: dict[str, None] = {}
         generic = {"user", "assistant", "system", "tool", "human", "ai", "claude", "chatgpt"}
         for t in session.turns:
-            if t.speaker and t.speaker.lower() not in generic and t.role != "tool":
+            if is_person(t.speaker) and t.speaker.lower() not in generic and t.role != "tool":
                 people[t.speaker] = None
             if t.role in ("user", "assistant") and not t.tool_name:
                 text = clean_text(t.text, 2000)

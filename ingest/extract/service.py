@@ -139,10 +139,21 @@ class ExtractionHook:
     async def run(self, db: GraphDB, session: SessionInput) -> ExtractionReport:
         """Extract from one session and apply the result; adds to `self.report`."""
         t0 = time.perf_counter()
-        result = await self.extractor.extract(session)
+        fallback_note = ""
+        try:
+            result = await self.extractor.extract(session)
+        except LLMError as e:
+            # An unreachable or unusable LLM must not lose the session's knowledge: fall back to
+            # the offline extractor and say so in the report.
+            log.warning("LLM extraction failed for %s, using offline rules: %s", session.id, e)
+            fallback_note = f"{session.project}/{session.id}: LLM failed ({e}); used offline"
+            offline = OfflineExtractor(max_topics=self.extract_settings.max_topics_per_session)
+            result = await offline.extract(session)
         rep = await self._writer(db).apply(result)
         rep.turns = len(session.turns)
         rep.seconds = time.perf_counter() - t0
+        if fallback_note:
+            rep.failures.append(fallback_note)
         self.report.merge(rep)
         return rep
 

@@ -132,3 +132,22 @@ def test_make_extractor_picks_llm_only_when_enabled() -> None:
     assert make_extractor(on).name == "llm"
     no_endpoint = IngestSettings(extract={"use_llm": True})
     assert make_extractor(no_endpoint).name == "offline"
+
+
+async def test_unreachable_llm_falls_back_to_offline(graph_db: GraphDB, embedder: Embedder) -> None:
+    def down(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        return 503, {"error": {"message": "model is loading"}}
+
+    with run_stub(down) as stub:
+        llm = LLMClient(
+            LLMSettings(base_url=stub.base_url, model="stub", max_retries=1), base_delay_s=0.01
+        )
+        hook = ExtractionHook(GraphSettings(), embedder=embedder, extractor=LLMExtractor(llm))
+        s = session("demo", "down", 0, LINES)
+        await store(graph_db, s)
+        rep = await hook.run(graph_db, s)
+        await llm.aclose()
+    assert len(stub.requests) == 2  # one try plus one retry, then the fallback
+    assert rep.corrections_added == 1  # the offline rules found "use PostgreSQL instead of SQLite"
+    assert len(rep.failures) == 1
+    assert "used offline" in rep.failures[0]

@@ -167,3 +167,23 @@ def test_insight_lessons() -> None:
         ("gotcha", "The port 8080 was already taken by another container", ("t0",)),
         ("best-practice", "Small daily habits beat big bursts of effort", ("t1",)),
     ]
+
+
+def test_model_speakers_are_not_people() -> None:
+    s = SessionInput(
+        id="s",
+        project="demo",
+        turns=(
+            TurnInput(
+                id="t0",
+                ordinal=0,
+                role="assistant",
+                speaker="claude-sonnet-4-20250514",
+                text="Let's use SQLite for the database. I moved to Boston.",
+                timestamp=T0,
+            ),
+        ),
+    )
+    r = OfflineExtractor().extract_sync(s)
+    assert r.facts == ()
+    assert "claude-sonnet-4-20250514" not in r.entities.people
