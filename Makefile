@@ -41,7 +41,7 @@ lint: install
 CYPHER_LINT := tools/cypher-lint
 
 $(CYPHER_LINT)/node_modules/.installed: $(CYPHER_LINT)/package-lock.json
-	@command -v npm >/dev/null || { echo "lint-cypher needs node >= 18 and npm on PATH"; exit 1; }
+	@command -v npm >/dev/null || { echo "lint-cypher needs node >= 20 and npm on PATH"; exit 1; }
 	npm ci --prefix $(CYPHER_LINT) --no-audit --no-fund
 	touch $@
 

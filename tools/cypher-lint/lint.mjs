@@ -153,12 +153,25 @@ function lintOne(item, catalogue, opts) {
     schema.labels = opts.labels;
     schema.relationshipTypes = opts.relTypes;
   }
-  const { diagnostics } = cypher.lintCypherQuery(item.text, schema, {
+  const { diagnostics, symbolTables } = cypher.lintCypherQuery(item.text, schema, {
     consoleCommandsEnabled: false,
   });
-  return diagnostics
-    .filter((d) => item.params || cypher.isNotParamError(d))
-    .map((d) => ({
+  const found = diagnostics.filter((d) => item.params || cypher.isNotParamError(d));
+  // The package swallows exceptions from the semantic analysis and then reports nothing; every
+  // statement but DDL defines some symbol, so an empty symbol table means only syntax was checked.
+  const code = item.text.replace(/\/\/[^\n]*/g, '').trim();
+  const ddl = /^(CREATE|DROP)\s+(?!\(|\w+\s*=)/i.test(code) || /^ALTER\s/i.test(code);
+  const symbols = symbolTables.reduce((n, table) => n + table.length, 0);
+  if (!ddl && symbols === 0 && !found.some((d) => d.severity === 1)) {
+    found.push({
+      severity: 2,
+      message:
+        "Neo4j's semantic analysis returned no symbols for this statement (it may have failed): " +
+        'only its syntax was checked',
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    });
+  }
+  return found.map((d) => ({
       severity: SEVERITY[d.severity] ?? String(d.severity),
       message: d.message,
       line: d.range.start.line + 1 + item.lineOffset,

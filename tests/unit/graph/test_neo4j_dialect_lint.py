@@ -184,7 +184,7 @@ def written_schema() -> tuple[set[str], set[str]]:
 def lint() -> dict[str, tuple[Item | None, list[dict[str, Any]]]]:
     node = shutil.which("node")
     if node is None:
-        pytest.skip("`node` is not on PATH: the Neo4j Cypher linter needs Node.js >= 18")
+        pytest.skip("`node` is not on PATH: the Neo4j Cypher linter needs Node.js >= 20")
     if not (LINTER / "node_modules" / "@neo4j-cypher" / "language-support").is_dir():
         pytest.skip(
             "tools/cypher-lint/node_modules is missing: run `npm ci --prefix tools/cypher-lint`"
