@@ -76,7 +76,11 @@ async def run_worker(
             for name in names:
                 if stop.is_set():
                     break
-                report = await run_job(name, db=db, settings=settings, project=project)
+                try:
+                    report = await run_job(name, db=db, settings=settings, project=project)
+                except Exception:  # bookkeeping failed (engine away): the next cycle retries
+                    log.exception("could not run %s for %s", name, project)
+                    continue
                 stats.runs.append(report)
                 log.info("worker ran %s (%s): %s", name, project, report.status)
         stats.cycles += 1
