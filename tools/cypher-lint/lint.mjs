@@ -8,7 +8,7 @@
 //   node lint.mjs a.cypher b.cypher   files; `// params:` in the header declares the parameters and
 //                                     lines holding only `;` separate statements (schema files)
 // Options:
-//   --text            one line per diagnostic instead of JSON (for people; `make lint-cypher`)
+//   --text            one line per diagnostic instead of JSON (for people)
 //   --no-catalogue    do not load the package's recorded catalogue of built-in functions and
 //                     procedures (then unknown functions/procedures are not reported)
 //   --labels=A,B      with --rel-types: also warn about labels/relationship types outside the lists
