@@ -389,7 +389,7 @@ class _FileContext:
         )
         await self.run_hooks(sessions, written_ids)
         size = base_off + len(chunk)
-        consumed = result.cursor.offset if parser.incremental else size
+        consumed = result.cursor.offset if parser.incremental and result.resumable else size
         prefix = base_hash.copy()
         prefix.update(memoryview(chunk)[: consumed - base_off])
         whole = base_hash.copy()
@@ -404,7 +404,9 @@ class _FileContext:
                 offset=consumed,
                 line=result.cursor.line,
                 prefix_sha=prefix.hexdigest(),
-                cursor_json=result.cursor.model_dump_json() if parser.incremental else "",
+                cursor_json=result.cursor.model_dump_json()
+                if parser.incremental and result.resumable
+                else "",
                 session_ids=tuple(
                     sorted(
                         {session_model(s).id for s in sessions}
@@ -415,7 +417,7 @@ class _FileContext:
                 updated_at=now_ms(),
             )
         )
-        if self.tails is not None and parser.incremental:
+        if self.tails is not None and parser.incremental and result.resumable:
             tail = (before + chunk[: consumed - base_off])[-_TAIL:]
             self.tails[key] = WatchTail(st.st_ino, consumed, prefix.hexdigest(), prefix, tail)
         self.run.sessions += len(sessions)

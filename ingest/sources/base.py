@@ -96,6 +96,8 @@ class ParseResult:
     """Records skipped on purpose (non-message record types, empty messages)."""
     failed: int = 0
     """Records lost to errors."""
+    resumable: bool = True
+    """False when the data was read as one document (an append cannot resume from the cursor)."""
 
 
 class SourceParser(Protocol):

@@ -121,7 +121,9 @@ class GenericParser:
                 failed += 1
             elif not ok:
                 skipped += 1
-        return builders.result(issues, offset=len(data), line=0, skipped=skipped, failed=failed)
+        res = builders.result(issues, offset=len(data), line=0, skipped=skipped, failed=failed)
+        res.resumable = False  # a JSON document is re-read whole when it changes
+        return res
 
     def _message(
         self,
