@@ -209,3 +209,29 @@ def test_worker_process_shuts_down_gracefully_on_sigterm(graph_settings, tmp_pat
             proc.kill()
     assert proc.returncode == 0, out
     assert "worker stopped after 1 cycles" in out
+
+
+async def test_cli_walks_findings_interactively(graph_db, graph_settings, tmp_path, monkeypatch):
+    await _close_pair(graph_db)
+    for k, v in _env(graph_settings, tmp_path).items():
+        monkeypatch.setenv(k, v)
+    runner = CliRunner()
+
+    def invoke():
+        # duplicates proposes a merge, staleness an archive: approve the first, reject the next
+        return runner.invoke(
+            rem_app,
+            ["run", "--project", "p", "--job", "duplicates", "--job", "staleness"],
+            input="approve\nr\n",
+            catch_exceptions=False,
+        )
+
+    res = await asyncio.to_thread(invoke)
+    assert res.exit_code == 0, res.output
+    assert "[1/2]" in res.output
+    assert "→ applied" in res.output
+    assert "→ rejected" in res.output
+    statuses = sorted(
+        f.status for f in await FindingRepository(graph_db).list_findings("p", status=None)
+    )
+    assert statuses == ["applied", "rejected"]
