@@ -87,10 +87,14 @@ async def run(ctx: JobContext) -> JobResult:
     pf = ctx.project_filter
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    nodes = [node_from_row(r) for r in await repo.project_nodes(pf, ctx.now_ms)]
-    provenance = await repo.project_provenance(pf, ctx.now_ms)
-    links = await repo.project_links(ctx.now_ms)
-    emb_rows = await repo.project_embeddings(pf, ctx.now_ms)
+    # four independent reads: the engine works on one while the client decodes another
+    node_rows, provenance, links, emb_rows = await asyncio.gather(
+        repo.project_nodes(pf, ctx.now_ms),
+        repo.project_provenance(pf, ctx.now_ms),
+        repo.project_links(ctx.now_ms),
+        repo.project_embeddings(pf, ctx.now_ms),
+    )
+    nodes = [node_from_row(r) for r in node_rows]
     timings["projection_ms"] = (time.perf_counter() - t0) * 1000
     by_id = {n.id: n for n in nodes}
     emb_rows = [r for r in emb_rows if r["id"] in by_id and r["embedding"]]
