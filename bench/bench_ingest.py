@@ -88,6 +88,18 @@ def _sample_texts(path: Path, settings: IngestSettings, n: int) -> list[str]:
     return out[:n]
 
 
+def _cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds of this process (all threads) or of process `pid`."""
+    if pid is None:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return ru.ru_utime + ru.ru_stime
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -112,7 +124,10 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
             await embedder.embed(texts)
             model_only = round(len(texts) / (time.perf_counter() - t0), 1)
         load_before = _load()
+        spid = server.status().pid
+        cpu0 = _cpu_s(None), _cpu_s(spid)
         rep = await ingest_paths(db, settings, [path], embedder=embedder)
+        cpu1 = _cpu_s(None), _cpu_s(spid)
         load_after = _load()
         server_hwm = _server_peak_rss_mib(server.status().pid)
         again = await ingest_paths(db, settings, [path], embedder=embedder)
@@ -142,6 +157,17 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
             "turns_new": again.turns_new,
             "seconds": again.timings["total"],
         },
+        "cpu_seconds": {
+            "ingest_process": round(cpu1[0] - cpu0[0], 2),
+            "engine": round(cpu1[1] - cpu0[1], 2),
+        },
+        # CPU work per turn is far less sensitive to other load than wall time: on an idle
+        # 2-core machine the run cannot be faster than (ingest + engine CPU seconds) / 2.
+        "projected_idle_2core_turns_per_s": round(
+            n / ((cpu1[0] - cpu0[0] + cpu1[1] - cpu0[1]) / 2), 1
+        )
+        if n
+        else None,
         "model_only_texts_per_s": model_only,
         "end_to_end_vs_model_only": round(n / total / model_only, 3)
         if model_only and total
