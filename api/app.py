@@ -103,6 +103,31 @@ class _TooLargeError(Exception):
     """Raised inside the app when a streamed body passes the limit."""
 
 
+@contextlib.asynccontextmanager
+async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Resources]:
+    """Open the graph (unless one is injected) and build what requests need; close on exit."""
+    conn = None
+    if svc.db is not None:
+        db = svc.db
+    else:
+        conn = await open_graph(cfg)
+        db = conn.db
+    embedder = svc.embedder or make_embedder(cfg.embedding)
+    keys = ApiKeyRepository(db)
+    try:
+        yield Resources(
+            db=db,
+            reader=ScopedReader(db),
+            retrieval=RetrievalService(db, embedder, cfg.ranking),
+            keys=keys,
+            resolver=KeyResolver(keys),
+            services=svc,
+        )
+    finally:
+        if conn is not None:
+            await conn.close()
+
+
 def create_app(settings: ApiSettings | None = None, services: ApiServices | None = None) -> FastAPI:
     """Build the API app; the lifespan opens the graph and closes it on shutdown.
 
@@ -117,27 +142,9 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        conn = None
-        if svc.db is not None:
-            db = svc.db
-        else:
-            conn = await open_graph(cfg)
-            db = conn.db
-        embedder = svc.embedder or make_embedder(cfg.embedding)
-        keys = ApiKeyRepository(db)
-        app.state.resources = Resources(
-            db=db,
-            reader=ScopedReader(db),
-            retrieval=RetrievalService(db, embedder, cfg.ranking),
-            keys=keys,
-            resolver=KeyResolver(keys),
-            services=svc,
-        )
-        try:
+        async with open_resources(cfg, svc) as resources:
+            app.state.resources = resources
             yield
-        finally:
-            if conn is not None:
-                await conn.close()
 
     async def get_context(request: Request) -> Context:
         resources: Resources = request.app.state.resources

@@ -28,8 +28,9 @@ _DIA = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
 def parse_evidence(evidence: Iterable[Any]) -> frozenset[str]:
-    """Dialog ids (`D1:3`) from a LoCoMo `evidence` list, tolerating its known typos
-    (`D:1:3`, several ids in one string separated by `;` or `,`).
+    """Dialog ids (`D1:3`) from a LoCoMo `evidence` list.
+
+    Tolerates the file's known typos: `D:1:3`, several ids in one string separated by `;` or `,`.
     """
     out: set[str] = set()
     for item in evidence:

@@ -7,7 +7,9 @@ Pipeline:
 1. **Validity**: items not valid at `as_of` are dropped (the Cypher already filters; this guards).
 2. **Fusion**: reciprocal-rank fusion of the engine's lists (fulltext BM25-style, vector):
    `fused = Σ_list w_list / (k + rank)`, normalised by its maximum `Σ w_list / (k + 1)` so a
-   candidate first in every list scores 1. `k` is `RankingSection.rrf_k` (60, Cormack et al. 2009).
+   candidate first in every list scores 1. `k` is `RankingSection.rrf_k` (10, tuned on the LoCoMo
+   dev file; Cormack et al. 2009 use 60). Min-max scaled BM25 and cosine scores are added, so a
+   large score margin counts, not only the order.
 3. **Graph context**: a turn receives a share of its best `NEXT` neighbour's fused score (dialogue
    context: the question before an answer), of its session's aggregate (mean of the session's best
    fused scores), and of the knowledge items derived from it (provenance pointing back); knowledge
@@ -63,6 +65,8 @@ class Candidate:
     tokens: int
     ranks: Mapping[str, int] = field(default_factory=dict)
     """1-based rank of the item in each candidate list that returned it (`fulltext`, `vector`)."""
+    scores: Mapping[str, float] = field(default_factory=dict)
+    """Raw relevance per signal: `fulltext` (BM25), `vector` (cosine similarity to the query)."""
     project: str | None = None
     session_id: str | None = None
     ordinal: int | None = None
@@ -118,14 +122,23 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(_WORDS.findall(text.lower()))
 
 
-def similarity(a: Candidate, b: Candidate) -> float:
-    """Cosine similarity of embeddings when both have one, else Jaccard overlap of words."""
+def similarity(
+    a: Candidate,
+    b: Candidate,
+    wa: frozenset[str] | None = None,
+    wb: frozenset[str] | None = None,
+) -> float:
+    """Cosine similarity of embeddings when both have one, else Jaccard overlap of words.
+
+    `wa`/`wb` are the items' word sets when the caller already has them.
+    """
     if a.embedding and b.embedding and len(a.embedding) == len(b.embedding):
         dot = sum(x * y for x, y in zip(a.embedding, b.embedding, strict=True))
         na = math.sqrt(sum(x * x for x in a.embedding))
         nb = math.sqrt(sum(y * y for y in b.embedding))
         return dot / (na * nb) if na and nb else 0.0
-    wa, wb = _words(a.text), _words(b.text)
+    wa = _words(a.text) if wa is None else wa
+    wb = _words(b.text) if wb is None else wb
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / len(wa | wb)
@@ -147,11 +160,13 @@ def mmr_pack(
     if not scored or limit <= 0:
         return []
     top = max(r.score for r in scored) or 1.0
-    pool = list(scored)
+    # Diversity only reorders the head; bound the work to a few times what is returned.
+    pool = list(scored) if token_budget is not None else list(scored[: max(limit * 4, 50)])
     picked: list[Ranked] = []
     max_sim = [0.0] * len(pool)
     left = token_budget
     alive = [True] * len(pool)
+    words = [_words(r.candidate.text) for r in pool] if lam < 1.0 else []
     while len(picked) < limit:
         best_i = -1
         best_v = -math.inf
@@ -174,7 +189,8 @@ def mmr_pack(
         if lam < 1.0:
             for i, r in enumerate(pool):
                 if alive[i]:
-                    max_sim[i] = max(max_sim[i], similarity(r.candidate, chosen.candidate))
+                    sim = similarity(r.candidate, chosen.candidate, words[i], words[best_i])
+                    max_sim[i] = max(max_sim[i], sim)
     return picked
 
 
@@ -189,7 +205,26 @@ def score_candidates(
     """Score every valid candidate (steps 1–4 of the module docstring), best first."""
     live = [c for c in candidates if valid_at(c, as_of_ms)]
     weights = {"fulltext": w.fulltext_weight, "vector": w.vector_weight}
-    fused = {c.id: rrf(c.ranks, weights, w.rrf_k) for c in live}
+    score_weights = {FULLTEXT: w.fulltext_score_weight, VECTOR: w.vector_score_weight}
+    # Scores are min-max scaled over the query's candidates so they share a scale with the
+    # fused ranks (cosine similarities crowd into a narrow band; BM25 is unbounded).
+    lo: dict[str, float] = {}
+    span: dict[str, float] = {}
+    for src in score_weights:
+        vals = [c.scores[src] for c in live if src in c.scores]
+        if vals:
+            lo[src] = min(0.0, min(vals)) if src == FULLTEXT else min(vals)
+            span[src] = max(vals) - lo[src]
+
+    def relevance(c: Candidate) -> float:
+        f = rrf(c.ranks, weights, w.rrf_k)
+        for src, sw in score_weights.items():
+            v = c.scores.get(src)
+            if sw and v is not None and span.get(src, 0.0) > 0:
+                f += sw * (v - lo[src]) / span[src]
+        return f
+
+    fused = {c.id: relevance(c) for c in live}
 
     by_session: dict[str, list[float]] = defaultdict(list)
     for c in live:
@@ -214,6 +249,8 @@ def score_candidates(
         for src in (FULLTEXT, VECTOR):
             if src in c.ranks:
                 why[f"{src}_rank"] = float(c.ranks[src])
+            if src in c.scores:
+                why[f"{src}_score"] = float(c.scores[src])
         base = f
         if c.kind is ItemKind.TURN:
             neigh = max((fused.get(n, 0.0) for n in c.neighbours), default=0.0)

@@ -86,7 +86,7 @@ class ContextResult:
 
 
 def _turn_candidate(
-    r: dict[str, Any], ranks: dict[str, int], neighbours: Sequence[str]
+    r: dict[str, Any], ranks: dict[str, int], scores: dict[str, float], neighbours: Sequence[str]
 ) -> Candidate:
     text = r.get("text") or ""
     speaker = r.get("speaker") or ""
@@ -98,6 +98,7 @@ def _turn_candidate(
         text=text,
         tokens=tokens,
         ranks=ranks,
+        scores=scores,
         project=r.get("project"),
         session_id=r.get("session_id"),
         ordinal=r.get("ordinal"),
@@ -170,7 +171,7 @@ class RetrievalService:
     async def fulltext(
         self, text: str, projects: tuple[str, ...], *, k: int, as_of: int, known_at: int
     ) -> list[Hit]:
-        """Fulltext hits on turns scored with BM25 (`api.lexical`), best first."""
+        """Fulltext hits on turns scored with BM25 (`api.lexical`), best first (k ≤ 0: all)."""
         # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
         words = [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS]
         q = self._db.fulltext_query(" ".join(words))
@@ -195,8 +196,8 @@ class RetrievalService:
             k1=self.ranking.bm25_k1,
             b=self.ranking.bm25_b,
         )
-        best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k]
-        return [Hit(i, s) for i, s in best]
+        best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
+        return [Hit(i, s) for i, s in (best if k <= 0 else best[:k])]
 
     async def vector(
         self,
@@ -235,17 +236,13 @@ class RetrievalService:
         """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs."""
         w = self.ranking
         t0 = time.perf_counter()
-        ft, vec = await asyncio.gather(
-            self.fulltext(
-                intent.keyword_query,
-                projects,
-                k=w.fulltext_candidates,
-                as_of=as_of,
-                known_at=known_at,
-            ),
+        ft_all, vec = await asyncio.gather(
+            self.fulltext(intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at),
             self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
         )
         t1 = time.perf_counter()
+        ft = ft_all[: w.fulltext_candidates]
+        bm25_of = {h.id: h.score for h in ft_all}
         ranks: dict[str, dict[str, int]] = {}
         for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
             for i, h in enumerate(hits, start=1):
@@ -268,14 +265,27 @@ class RetrievalService:
                         neighbours.setdefault(n, set()).add(r["id"])
         t2 = time.perf_counter()
         ids = list(dict.fromkeys([*hit_ids, *neighbours]))
-        rows = await self._db.read(_TURNS_FETCH, ids=ids, projects=list(projects)) if ids else []
+        rows = (
+            await self._db.read(_TURNS_FETCH, ids=ids, projects=list(projects), vector=vector)
+            if ids
+            else []
+        )
         t3 = time.perf_counter()
         if timings is not None:
             timings.update(search=(t1 - t0) * 1000, expand=(t2 - t1) * 1000, fetch=(t3 - t2) * 1000)
-        return [
-            _turn_candidate(r, ranks.get(r["id"], {}), sorted(neighbours.get(r["id"], ())))
-            for r in rows
-        ]
+        out = []
+        for r in rows:
+            scores = {}
+            if r["id"] in bm25_of:
+                scores[FULLTEXT] = bm25_of[r["id"]]
+            if r.get("similarity") is not None:
+                scores[VECTOR] = float(r["similarity"])
+            out.append(
+                _turn_candidate(
+                    r, ranks.get(r["id"], {}), scores, sorted(neighbours.get(r["id"], ()))
+                )
+            )
+        return out
 
     async def context(
         self,

@@ -8,6 +8,7 @@ and plain vector retrieval. Metrics are in `api/eval.py`; results go to JSON and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 import time
@@ -71,7 +72,7 @@ async def evaluate_locomo(
         embedder: reuse an embedder (default: from the settings).
         show_progress: draw a progress bar on stderr.
     """
-    samples = json.loads(path.read_text(encoding="utf-8"))
+    samples = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
     if conversations is not None:
         samples = samples[:conversations]
     emb = embedder or make_embedder(settings.embedding)

@@ -40,10 +40,41 @@ def test_fusion_orders_by_agreement():
         turn("b", {"fulltext": 2, "vector": 2}),
         turn("c", {"vector": 1}),
     ]
-    w = RankingSection(neighbour_weight=0, session_weight=0)
+    w = RankingSection(neighbour_weight=0, session_weight=0, rrf_k=60)
     ranked = score_candidates(cands, understand("x"), w)
     assert [r.candidate.id for r in ranked] == ["b", "a", "c"]
     assert ranked[0].why["fused"] == pytest.approx(1.0 * 61 / 62)
+
+
+def test_scores_add_their_margin_to_the_fused_ranks():
+    # Same ranks, but "b" has by far the better BM25 score: it wins, and "a" gets nothing extra
+    # because it holds the query's lowest score (min-max scaling).
+    cands = [
+        Candidate(
+            id="a",
+            kind=ItemKind.TURN,
+            text="a",
+            tokens=1,
+            ranks={"fulltext": 1},
+            scores={"fulltext": 0.0},
+        ),
+        Candidate(
+            id="b",
+            kind=ItemKind.TURN,
+            text="b",
+            tokens=1,
+            ranks={"fulltext": 2},
+            scores={"fulltext": 9.0},
+        ),
+    ]
+    w = RankingSection(neighbour_weight=0, session_weight=0, rrf_k=10, fulltext_score_weight=1.0)
+    ranked = score_candidates(cands, understand("x"), w)
+    assert [r.candidate.id for r in ranked] == ["b", "a"]
+    b = ranked[0]
+    assert b.why["fused"] == pytest.approx(
+        rrf({"fulltext": 2}, {"fulltext": 1, "vector": 1}, 10) + 1
+    )
+    assert b.why["fulltext_score"] == 9.0
 
 
 def test_neighbour_context_lifts_an_unmatched_answer_turn():
