@@ -14,6 +14,7 @@ _UPSERT = Q("topic.upsert_many")
 _SET_EMB = Q("topic.set_embeddings")
 _GET_MANY = Q("topic.get_many")
 _SEARCH = Q("topic.search_similar")
+_SEARCH_MANY = Q("topic.search_similar_many")
 _LINK_MENTIONS = Q("topic.link_mentions")
 _RELATE = Q("topic.relate")
 _LIST_ALL = Q("topic.list_all")
@@ -54,6 +55,23 @@ class TopicRepository:
             now=now if now is not None else now_ms(),
         )
         return [(topic_from_record(r["props"]), float(r["similarity"])) for r in rows]
+
+    async def search_similar_many(
+        self, vectors: Sequence[Sequence[float]], *, k: int = 5, now: int | None = None
+    ) -> list[list[tuple[Topic, float]]]:
+        """`search_similar` for many vectors in one round trip; one result list per vector."""
+        out: list[list[tuple[Topic, float]]] = [[] for _ in vectors]
+        if not vectors:
+            return out
+        rows = await self._db.read(
+            _SEARCH_MANY,
+            rows=[{"i": i, "vector": [float(x) for x in v]} for i, v in enumerate(vectors)],
+            k=k,
+            now=now if now is not None else now_ms(),
+        )
+        for r in rows:
+            out[int(r["i"])].append((topic_from_record(r["props"]), float(r["similarity"])))
+        return out
 
     async def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
         """`(Turn)-[:MENTIONS]->(Topic)` for each `(turn_id, topic_id)`."""

@@ -210,10 +210,13 @@ class KnowledgeWriter:
         # Same-title topics are the same topic even if their keywords drifted.
         own_ids = [make_id("topic", normalize_key(c.title)) for c in cands]
         stored = {t.id: t for t in await self.topics.get_many(own_ids) if t is not None}
-        for cand, vec, own_id in zip(cands, vecs, own_ids, strict=True):
+        # One batched similarity search for every candidate (topics created by earlier
+        # candidates of this session are matched in memory below).
+        nearest = await self.topics.search_similar_many([v.tolist() for v in vecs], k=3, now=now)
+        for cand, vec, own_id, hits in zip(cands, vecs, own_ids, nearest, strict=True):
             target: Topic | None = by_id.get(own_id) or stored.get(own_id)
             if target is None:
-                for t, sim in await self.topics.search_similar(vec.tolist(), k=3, now=now):
+                for t, sim in hits:
                     if sim >= threshold:
                         target = by_id.get(t.id, t)
                         break

@@ -28,6 +28,10 @@ async def test_topic_search_similarity_is_cosine(graph_db: GraphDB, embedder: Em
     assert near[0][0].id == "top_a"
     assert abs(near[0][1] - float(v[2] @ v[0])) < 1e-3
     assert near[0][0].embedding is None  # reads never ship vectors back
+    many = await repo.search_similar_many([v[0].tolist(), v[1].tolist()], k=1)
+    assert [[t.id for t, _ in hits] for hits in many] == [["top_a"], ["top_b"]]
+    assert abs(many[1][0][1] - 1.0) < 1e-3
+    assert await repo.search_similar_many([]) == []
 
 
 async def test_correction_search_is_scoped_to_project_and_live(
