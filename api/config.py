@@ -40,6 +40,8 @@ class RankingSection(BaseModel):
     """BM25 length normalisation."""
     vector_candidates: int = Field(default=100, ge=1, le=1000)
     """How many vector hits the engine returns per query."""
+    knowledge_candidates: int = Field(default=20, ge=0, le=500)
+    """How many lessons, corrections and facts each fulltext search returns (0: none)."""
     expand_top: int = Field(default=40, ge=0, le=500)
     """How many fused candidates get their graph neighbourhood (NEXT, topics, provenance)
     expanded."""

@@ -33,6 +33,7 @@ from api.understand import STOPWORDS, QueryIntent, understand
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.embed import Embedder
+from graph.scoring import correction_effective_weight, days_between
 from graph.timeutil import OPEN, from_ms, now_ms
 
 log = logging.getLogger("remgraph.api.retrieval")
@@ -44,6 +45,9 @@ _TURN_NEIGHBOURS = Q("context.turn_neighbours")
 _SPEAKERS = Q("context.speakers")
 _TURN_KEYS = Q("context.turn_keys")
 _TURN_STATS = Q("context.turn_stats")
+_KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
+_KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
+_KNOWLEDGE_KINDS = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT})
 
 _SPEAKER_TTL_S = 60.0
 _WORDS = re.compile(r"\w+")
@@ -109,6 +113,47 @@ def _turn_candidate(
         turn_ids=(r["id"],),
         neighbours=tuple(neighbours),
         quality=r.get("quality"),
+    )
+
+
+def knowledge_weight(r: dict[str, Any], now: int) -> float:
+    """Kind-specific salience of a knowledge row.
+
+    Lessons: weight × (1 + effectiveness); corrections: the effective (reinforced, decayed) weight,
+    doubled for rules; facts: confidence.
+    """
+    kind = r["kind"]
+    if kind == "lesson":
+        return max(0.0, float(r.get("weight") or 1.0) * (1.0 + float(r.get("effectiveness") or 0)))
+    if kind == "correction":
+        last = r.get("last_seen") or r.get("valid_from") or now
+        w = correction_effective_weight(
+            float(r.get("confidence") or 0.5),
+            float(r.get("reinforcement") or 1.0),
+            days_between(int(last), now),
+            half_life_days=float(r.get("half_life_days") or 30.0),
+        )
+        return w * (2.0 if r.get("status") == "rule" else 1.0)
+    return float(r.get("confidence") or 0.5)
+
+
+def _knowledge_candidate(
+    r: dict[str, Any], ranks: dict[str, int], turn_ids: Sequence[str], now: int
+) -> Candidate:
+    text = r.get("text") or ""
+    vt = r.get("valid_to")
+    return Candidate(
+        id=r["id"],
+        kind=ItemKind(r["kind"]),
+        text=text,
+        tokens=max(1, len(text) // 4),
+        ranks=ranks,
+        project=r.get("project"),
+        time_ms=r.get("valid_from"),
+        valid_from_ms=r.get("valid_from"),
+        valid_to_ms=None if vt is None or vt >= OPEN else int(vt),
+        turn_ids=tuple(dict.fromkeys(turn_ids)),
+        weight=knowledge_weight(r, now),
     )
 
 
@@ -232,13 +277,17 @@ class RetrievalService:
         known_at: int,
         vector: list[float] | None,
         timings: dict[str, float] | None = None,
+        knowledge: bool = True,
     ) -> list[Candidate]:
         """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs."""
         w = self.ranking
         t0 = time.perf_counter()
-        ft_all, vec = await asyncio.gather(
+        ft_all, vec, kn = await asyncio.gather(
             self.fulltext(intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at),
             self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
+            self._knowledge_fulltext(intent.keyword_query, projects, as_of, known_at)
+            if knowledge and w.knowledge_candidates
+            else _no_rows(),
         )
         t1 = time.perf_counter()
         ft = ft_all[: w.fulltext_candidates]
@@ -249,15 +298,27 @@ class RetrievalService:
                 ranks.setdefault(h.id, {})[src] = i
         hit_ids = list(ranks)
         neighbours: dict[str, set[str]] = {i: set() for i in hit_ids}
-        if hit_ids and w.neighbour_window > 0:
-            rows = await self._db.read(
+        weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
+        top_list = sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
+        top = set(top_list)
+        rows, derived = await asyncio.gather(
+            self._db.read(
                 _TURN_NEIGHBOURS, ids=hit_ids, projects=list(projects), window=w.neighbour_window
             )
-            # Only the best hits bring new turns in; every hit learns its neighbours.
-            weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
-            top = set(
-                sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
+            if hit_ids and w.neighbour_window > 0
+            else _no_rows(),
+            self._db.read(
+                _KNOWLEDGE_OF_TURNS,
+                ids=top_list,
+                projects=list(projects),
+                as_of=as_of,
+                known_at=known_at,
             )
+            if knowledge and top_list and w.knowledge_candidates
+            else _no_rows(),
+        )
+        if rows:
+            # Only the best hits bring new turns in; every hit learns its neighbours.
             for r in rows:
                 for n in r["neighbours"]:
                     if n in ranks or r["id"] in top:
@@ -285,7 +346,38 @@ class RetrievalService:
                     r, ranks.get(r["id"], {}), scores, sorted(neighbours.get(r["id"], ()))
                 )
             )
+        now = now_ms()
+        k_turns: dict[str, list[str]] = {}
+        k_rows: dict[str, dict[str, Any]] = {}
+        for r in kn:
+            k_rows.setdefault(r["id"], r)
+            k_turns.setdefault(r["id"], []).extend(r.get("turn_ids") or [])
+        for r in derived:
+            k_rows.setdefault(r["id"], r)
+            k_turns.setdefault(r["id"], []).append(r["turn_id"])
+        k_rank = {r["id"]: i for i, r in enumerate(kn, start=1)}
+        for kid, r in k_rows.items():
+            kr = {FULLTEXT: k_rank[kid]} if kid in k_rank else {}
+            out.append(_knowledge_candidate(r, kr, k_turns.get(kid, []), now))
         return out
+
+    async def _knowledge_fulltext(
+        self, text: str, projects: tuple[str, ...], as_of: int, known_at: int
+    ) -> list[dict[str, Any]]:
+        words = [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS]
+        q = self._db.fulltext_query(" ".join(words))
+        if not q or not projects:
+            return []
+        rows = await self._db.read(
+            _KNOWLEDGE_FULLTEXT,
+            q=q,
+            k=self.ranking.knowledge_candidates,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        rows.sort(key=lambda r: -float(r["score"] or 0.0))
+        return rows
 
     async def context(
         self,
@@ -341,6 +433,10 @@ class RetrievalService:
             items = [r for r in items if r.candidate.kind in kinds]
         timings["rank"] = (time.perf_counter() - t2) * 1000
         return ContextResult(items=items, intent=intent, candidates=len(cands), timings_ms=timings)
+
+
+async def _no_rows() -> list[dict[str, Any]]:
+    return []
 
 
 def parse_time(value: datetime | None) -> int | None:

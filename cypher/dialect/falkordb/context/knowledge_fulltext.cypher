@@ -1,0 +1,43 @@
+// mode: read
+// params: q, k, projects, as_of, known_at
+// returns: kind, id, project, text, score, confidence, weight, effectiveness, reinforcement, last_seen, half_life_days, status, valid_from, valid_to, turn_ids
+// dialect-only: yes
+// why: knowledge candidates for context (lessons, corrections, facts) with their source turns.
+CALL db.idx.fulltext.queryNodes('Lesson', $q) YIELD node AS n, score
+WITH n, score
+WHERE (n.project IN $projects OR '*' IN $projects)
+  AND n.valid_from <= $as_of AND n.valid_to > $as_of
+  AND n.recorded_at <= $known_at AND n.expired_at > $known_at
+WITH n, score ORDER BY score DESC LIMIT $k
+OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
+RETURN 'lesson' AS kind, n.id AS id, n.project AS project, coalesce(n.title, '') + ': ' + coalesce(n.content, '') AS text, score AS score,
+       n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
+       n.reinforcement AS reinforcement, n.last_seen AS last_seen,
+       n.half_life_days AS half_life_days, n.status AS status,
+       n.valid_from AS valid_from, n.valid_to AS valid_to, collect(t.id) AS turn_ids
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Correction', $q) YIELD node AS n, score
+WITH n, score
+WHERE (n.project IN $projects OR '*' IN $projects)
+  AND n.valid_from <= $as_of AND n.valid_to > $as_of
+  AND n.recorded_at <= $known_at AND n.expired_at > $known_at
+WITH n, score ORDER BY score DESC LIMIT $k
+OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
+RETURN 'correction' AS kind, n.id AS id, n.project AS project, coalesce(n.rule_text, n.corrected_behaviour, '') AS text, score AS score,
+       n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
+       n.reinforcement AS reinforcement, n.last_seen AS last_seen,
+       n.half_life_days AS half_life_days, n.status AS status,
+       n.valid_from AS valid_from, n.valid_to AS valid_to, collect(t.id) AS turn_ids
+UNION ALL
+CALL db.idx.fulltext.queryNodes('Fact', $q) YIELD node AS n, score
+WITH n, score
+WHERE (n.project IN $projects OR '*' IN $projects)
+  AND n.valid_from <= $as_of AND n.valid_to > $as_of
+  AND n.recorded_at <= $known_at AND n.expired_at > $known_at
+WITH n, score ORDER BY score DESC LIMIT $k
+OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
+RETURN 'fact' AS kind, n.id AS id, n.project AS project, coalesce(n.statement, '') AS text, score AS score,
+       n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
+       n.reinforcement AS reinforcement, n.last_seen AS last_seen,
+       n.half_life_days AS half_life_days, n.status AS status,
+       n.valid_from AS valid_from, n.valid_to AS valid_to, collect(t.id) AS turn_ids
