@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from graph.cypher import Q
 from graph.db import GraphDB
 from graph.repositories import SessionRepository, TurnRepository
 from graph.repositories.source_files import SourceFileRepository
+from ingest.config import IngestSettings
 from ingest.models import ParsedSession
 from ingest.pipeline import ingest_paths
 from ingest.writer import session_id, turn_id
@@ -299,3 +301,24 @@ async def test_watch_tails_read_only_the_appended_bytes(
     rep = await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder, tails=tails)
     assert [f.outcome for f in rep.files] == ["changed"]
     assert rep.turns_new == 60
+
+
+async def test_locomo_lands_with_session_dates(graph_db, graph_settings, shared_dir: Path) -> None:
+    settings = IngestSettings.model_validate(
+        graph_settings.model_dump() | {"ingest": {"embed": False, "batch_size": 500}}
+    )
+    path = shared_dir / "benchmarks" / "locomo" / "locomo-dev.json"
+    rep = await ingest_paths(graph_db, settings, [path])
+    assert (rep.sessions, rep.turns_new, rep.failed) == (128, 2760, False)
+    sid = session_id("locomo-conv-26", "session_1")
+    [s] = await SessionRepository(graph_db).get_many([sid])
+    assert s is not None
+    assert s.valid_from == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert s.meta["date_time"] == "1:56 pm on 8 May, 2023"
+    turns = await TurnRepository(graph_db).list(sid, limit=3)
+    assert [(t.source_key, t.speaker) for t in turns] == [
+        ("D1:1", "Caroline"),
+        ("D1:2", "Melanie"),
+        ("D1:3", "Caroline"),
+    ]
+    assert turns[2].valid_from == datetime(2023, 5, 8, 13, 56, 2, tzinfo=UTC)
