@@ -14,6 +14,7 @@ from graph.ids import content_hash
 from ingest.models import ParsedSession, ParsedTurn
 
 __all__ = [
+    "EMBED_CHARS",
     "clean_text",
     "embedding_text",
     "estimate_tokens",
@@ -69,13 +70,25 @@ def _date_label(dt: datetime) -> str:
     return f"{dt.day} {dt.strftime('%b %Y')}"
 
 
-def embedding_text(turn: ParsedTurn, session_date: datetime | None, *, prefix: bool = True) -> str:
+EMBED_CHARS = 2000
+"""Characters of a turn that are embedded: all-MiniLM-L6-v2 reads at most 256 tokens (~1,000
+characters), so tokenising more only costs time."""
+
+
+def embedding_text(
+    turn: ParsedTurn,
+    session_date: datetime | None,
+    *,
+    prefix: bool = True,
+    max_chars: int = EMBED_CHARS,
+) -> str:
     """The text that is embedded: `[8 May 2023] Caroline: ...` (the date prefix helps retrieval)."""
     who = turn.speaker or turn.role
+    body = turn.text[:max_chars] if max_chars > 0 else turn.text
     if not prefix:
-        return f"{who}: {turn.text}"
+        return f"{who}: {body}"
     when = session_date or turn.timestamp
-    return f"[{_date_label(when)}] {who}: {turn.text}"
+    return f"[{_date_label(when)}] {who}: {body}"
 
 
 def normalize_turn(turn: ParsedTurn, *, max_chars: int) -> ParsedTurn:

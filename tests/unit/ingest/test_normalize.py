@@ -63,3 +63,15 @@ def test_embedding_text_prefixes_the_session_date() -> None:
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert embedding_text(t, when) == "[8 May 2023] Caroline: hi"
     assert embedding_text(t, None, prefix=False) == "Caroline: hi"
+
+
+def test_embedding_text_is_bounded() -> None:
+    t = ParsedTurn(
+        key="k",
+        ordinal=0,
+        role="tool",
+        text="z" * 50_000,
+        timestamp=datetime(2023, 5, 8, tzinfo=UTC),
+    )
+    assert len(embedding_text(t, None)) < 2100
+    assert len(embedding_text(t, None, max_chars=0)) > 50_000
