@@ -338,6 +338,21 @@ async def run_cycle(
     reports = []
     for n in names:
         reports.append(await run_job(n, db=db, settings=settings, now=started, project=project))
+    return await finish_cycle(
+        db=db, settings=settings, project=project, started=started, reports=reports, out=out
+    )
+
+
+async def finish_cycle(
+    *,
+    db: GraphDB,
+    settings: ConsolidateSettings,
+    project: str,
+    started: datetime,
+    reports: Sequence[JobReport],
+    out: Path | None = None,
+) -> CycleReport:
+    """Assemble the cycle report (with open findings) and write it when any job ran."""
     open_findings = await FindingRepository(db).list_findings(project, status="open", limit=200)
     report = CycleReport(
         project=project,

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 from consolidate.config import ConsolidateSettings
 from consolidate.models import JobReport
-from consolidate.runner import due_jobs, run_job
+from consolidate.runner import due_jobs, finish_cycle, run_job
 from graph.db import GraphDB
+from graph.models import utc_now
 
 log = logging.getLogger("remgraph.consolidate.worker")
 
@@ -68,6 +69,8 @@ async def run_worker(
     )
     while not stop.is_set():
         for project in cfg.projects:
+            started = utc_now()
+            ran: list[JobReport] = []
             try:
                 names = await due_jobs(db=db, settings=settings, project=project)
             except Exception:  # the engine may be briefly away: log, retry next cycle
@@ -82,7 +85,15 @@ async def run_worker(
                     log.exception("could not run %s for %s", name, project)
                     continue
                 stats.runs.append(report)
+                ran.append(report)
                 log.info("worker ran %s (%s): %s", name, project, report.status)
+            if ran:
+                try:
+                    await finish_cycle(
+                        db=db, settings=settings, project=project, started=started, reports=ran
+                    )
+                except Exception:  # a report that cannot be written never stops the worker
+                    log.exception("could not write the cycle report for %s", project)
         stats.cycles += 1
         if max_cycles is not None and stats.cycles >= max_cycles:
             break

@@ -90,7 +90,7 @@ async def test_approving_a_merge_finding_merges_and_rejecting_keeps(graph_db, re
     assert await service.findings(project="p", status="open") == []
 
 
-async def test_the_worker_runs_one_cycle_of_due_jobs(graph_db, rem_settings):
+async def test_the_worker_runs_one_cycle_of_due_jobs(graph_db, rem_settings, tmp_path):
     await put_sessions(
         graph_db,
         [
@@ -115,6 +115,7 @@ async def test_the_worker_runs_one_cycle_of_due_jobs(graph_db, rem_settings):
     assert "duplicates" not in ran
     assert "rollups" not in ran
     assert all(r.status == "succeeded" for r in stats.runs), [r.error for r in stats.runs]
+    assert len(list((tmp_path / "reports").glob("rem-p-*.md"))) == 1  # one report per cycle
     states = {x.job: x for x in await JobRepository(graph_db).states("p")}
     assert states["staleness"].sessions_at_last_run == 6
     # nothing is due right after a cycle
