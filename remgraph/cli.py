@@ -23,6 +23,7 @@ from graph.cli import app as db_app
 from graph.errors import GraphError
 from graph.explore import instructions
 from ingest.cli import register as register_ingest
+from ingest.extract.cli import extract as extract_cmd
 from remgraph.wiring import extraction_hooks
 
 app = typer.Typer(
@@ -35,6 +36,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(rem_app, name="rem")
 app.command("worker")(worker_cmd)
 register_ingest(app, hooks=extraction_hooks)
+app.command("extract")(extract_cmd)
 
 err = Console(stderr=True)
 
