@@ -12,7 +12,7 @@ from api.auth import Principal
 from api.config import ApiSettings
 from api.services import Resources
 from graph.errors import InvalidInputError
-from graph.models import Project, Session, Turn
+from graph.models import LessonVersion, Project, Session, Turn
 from graph.timeutil import now_ms
 
 
@@ -32,6 +32,7 @@ class Loaders:
     session: DataLoader[str, Session | None]
     turn: DataLoader[str, Turn | None]
     session_turns: DataLoader[tuple[str, int, int], list[Turn]]
+    lesson_versions: DataLoader[str, list[LessonVersion]]
 
 
 def make_loaders(resources: Resources, principal: Principal) -> Loaders:
@@ -51,11 +52,15 @@ def make_loaders(resources: Resources, principal: Principal) -> Loaders:
     async def session_turns(keys: list[tuple[str, int, int]]) -> list[list[Turn]]:
         return await reader.session_turns(keys, scope)
 
+    async def lesson_versions(ids: list[str]) -> list[list[LessonVersion]]:
+        return await reader.lesson_versions(ids, scope)
+
     return Loaders(
         project=DataLoader(load_fn=projects),
         session=DataLoader(load_fn=sessions),
         turn=DataLoader(load_fn=turns),
         session_turns=DataLoader(load_fn=session_turns),
+        lesson_versions=DataLoader(load_fn=lesson_versions),
     )
 
 

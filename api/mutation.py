@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated
 
 import strawberry
+from strawberry.scalars import JSON
 
 from api.context import Context
 from api.query import EXPECTED, error_type
+from api.retrieval import parse_time
 from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
+from api.types.knowledge import Correction, Fact
 from graph.errors import InvalidInputError
 from graph.ports import TurnInput
 
@@ -49,6 +53,13 @@ class IngestTurnsPayload:
     failures: list[str]
 
 
+@strawberry.type
+class JobPayload:
+    """What a consolidation call reported (JSON)."""
+
+    report: JSON
+
+
 IngestTurnsResult = Annotated[
     IngestTurnsPayload | InvalidInput | Forbidden | Unavailable,
     strawberry.union("IngestTurnsResult"),
@@ -78,6 +89,69 @@ def _validate_turns(turns: list[TurnInputType], cap: int) -> list[TurnInput]:
             )
         )
     return out
+
+
+@strawberry.enum
+class FeedbackSignal(Enum):
+    """What happened when an agent used an item."""
+
+    USED = "used"
+    HELPFUL = "helpful"
+    HARMFUL = "harmful"
+
+
+@strawberry.enum
+class FeedbackKind(Enum):
+    """Items that take feedback."""
+
+    LESSON = "lesson"
+    CORRECTION = "correction"
+
+
+@strawberry.input
+class RecordFeedbackInput:
+    """Feedback on one served item; `kind` defaults from the id prefix (`les_`, `cor_`)."""
+
+    project: str
+    item_id: str
+    signal: FeedbackSignal
+    kind: FeedbackKind | None = None
+
+
+@strawberry.type
+class FeedbackPayload:
+    """The item's counters after the feedback."""
+
+    id: str
+    kind: FeedbackKind
+    usage_count: int
+    helpful_count: int
+    harmful_count: int
+    effectiveness: float
+
+
+RecordFeedbackResult = Annotated[
+    FeedbackPayload | NotFound | InvalidInput | Forbidden, strawberry.union("RecordFeedbackResult")
+]
+ConfirmCorrectionResult = Annotated[
+    Correction | NotFound | InvalidInput | Forbidden, strawberry.union("ConfirmCorrectionResult")
+]
+CloseFactResult = Annotated[
+    Fact | NotFound | InvalidInput | Forbidden, strawberry.union("CloseFactResult")
+]
+JobResult = Annotated[
+    JobPayload | InvalidInput | Forbidden | Unavailable, strawberry.union("JobResult")
+]
+
+
+def _kind_of(item_id: str, kind: FeedbackKind | None) -> FeedbackKind:
+    if kind is not None:
+        return kind
+    if item_id.startswith("les_"):
+        return FeedbackKind.LESSON
+    if item_id.startswith("cor_"):
+        return FeedbackKind.CORRECTION
+    raise InvalidInputError("kind", f"cannot tell the kind of {item_id!r}; pass `kind`")
 
 
 @strawberry.type
@@ -111,6 +185,104 @@ class Mutation:
             added=out.added,
             failures=list(out.failures),
         )
+
+    @strawberry.mutation
+    async def record_feedback(self, info: Info, input: RecordFeedbackInput) -> RecordFeedbackResult:
+        """Count a use of a lesson or correction, and whether it helped or harmed."""
+        ctx = info.context
+        try:
+            project = ctx.require_project(input.project)
+            kind = _kind_of(input.item_id, input.kind)
+        except EXPECTED as e:
+            return error_type(e)
+        row = await ctx.resources.reader.record_feedback(
+            kind.value, input.item_id, (project,), ctx.now_ms, input.signal.value
+        )
+        if row is None:
+            return NotFound(
+                kind=kind.value,
+                id=input.item_id,
+                message=f"{kind.value} {input.item_id!r} not found in {project!r}",
+            )
+        return FeedbackPayload(
+            id=row["id"],
+            kind=kind,
+            usage_count=int(row["usage_count"]),
+            helpful_count=int(row["helpful_count"]),
+            harmful_count=int(row["harmful_count"]),
+            effectiveness=float(row["effectiveness"]),
+        )
+
+    @strawberry.mutation
+    async def confirm_correction(
+        self, info: Info, project: str, id: str
+    ) -> ConfirmCorrectionResult:
+        """Confirm a correction explicitly: it becomes a rule."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+        except EXPECTED as e:
+            return error_type(e)
+        c = await ctx.resources.reader.confirm_correction(id, (scope,), ctx.now_ms)
+        if c is None:
+            return NotFound(kind="correction", id=id, message=f"correction {id!r} not found")
+        return Correction.from_domain(c)
+
+    @strawberry.mutation
+    async def close_fact(
+        self, info: Info, project: str, id: str, valid_to: datetime | None = None
+    ) -> CloseFactResult:
+        """End a fact's validity (default: now); as-of reads before then still see it."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+            if valid_to is not None and valid_to.tzinfo is None:
+                raise InvalidInputError("validTo", "needs a time zone")
+        except EXPECTED as e:
+            return error_type(e)
+        end = parse_time(valid_to) or ctx.now_ms
+        f = await ctx.resources.reader.close_fact(id, (scope,), ctx.now_ms, end)
+        if f is None:
+            return NotFound(
+                kind="fact", id=id, message=f"no open fact {id!r} valid at {valid_to or 'now'}"
+            )
+        return Fact.from_domain(f)
+
+    @strawberry.mutation
+    async def run_job(self, info: Info, project: str, name: str) -> JobResult:
+        """Run one REM-cycle job for a project now."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+        except EXPECTED as e:
+            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        cons = ctx.resources.services.consolidator
+        if cons is None:
+            return Unavailable(capability="consolidate", message="no consolidation is configured")
+        try:
+            report = await cons.run_job(name=name, project=scope)
+        except InvalidInputError as e:
+            return InvalidInput(field=e.field, message=str(e))
+        return JobPayload(report=dict(report))
+
+    @strawberry.mutation
+    async def review_finding(self, info: Info, project: str, id: str, status: str) -> JobResult:
+        """Approve, reject or skip a REM finding."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+            if status not in {"approved", "rejected", "skipped"}:
+                raise InvalidInputError("status", "must be approved, rejected or skipped")
+        except EXPECTED as e:
+            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        cons = ctx.resources.services.consolidator
+        if cons is None:
+            return Unavailable(capability="consolidate", message="no consolidation is configured")
+        try:
+            out = await cons.review_finding(project=scope, finding_id=id, status=status)
+        except InvalidInputError as e:
+            return InvalidInput(field=e.field, message=str(e))
+        return JobPayload(report=dict(out))
 
 
 __all__ = ["Mutation", "NotFound"]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import strawberry
+from strawberry.scalars import JSON
 
 from api.context import Context, ForbiddenError
 from api.ranking import FULLTEXT, VECTOR, ItemKind, rrf
@@ -26,7 +27,17 @@ from api.types.conversation import (
     SessionConnection,
     Turn,
 )
-from api.types.errors import Forbidden, InvalidInput, NotFound
+from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
+from api.types.knowledge import (
+    Correction,
+    CorrectionConnection,
+    Fact,
+    FactConnection,
+    Lesson,
+    LessonConnection,
+    Topic,
+    TopicConnection,
+)
 from api.types.pagination import decode_cursor, make_connection
 from graph.errors import InvalidInputError, NotFoundError
 from graph.timeutil import from_ms
@@ -45,6 +56,30 @@ SessionsResult = Annotated[
 SessionResult = Annotated[Session | NotFound, strawberry.union("SessionResult")]
 TurnResult = Annotated[Turn | NotFound, strawberry.union("TurnResult")]
 ProjectResult = Annotated[Project | NotFound, strawberry.union("ProjectResult")]
+LessonsResult = Annotated[
+    LessonConnection | InvalidInput | Forbidden, strawberry.union("LessonsResult")
+]
+CorrectionsResult = Annotated[
+    CorrectionConnection | InvalidInput | Forbidden, strawberry.union("CorrectionsResult")
+]
+FactsResult = Annotated[FactConnection | InvalidInput | Forbidden, strawberry.union("FactsResult")]
+TopicsResult = Annotated[
+    TopicConnection | InvalidInput | Forbidden, strawberry.union("TopicsResult")
+]
+
+
+@strawberry.type
+class RemPayload:
+    """REM-cycle entries (JSON objects)."""
+
+    items: list[JSON]
+
+
+RemResult = Annotated[
+    RemPayload | Forbidden | InvalidInput | Unavailable, strawberry.union("RemResult")
+]
+LessonResult = Annotated[Lesson | NotFound, strawberry.union("LessonResult")]
+TopicResult = Annotated[Topic | NotFound, strawberry.union("TopicResult")]
 ProjectsResult = Annotated[ProjectConnection | InvalidInput, strawberry.union("ProjectsResult")]
 
 
@@ -68,6 +103,52 @@ def _check_query(query: str) -> str:
     if len(query) > 4000:
         raise InvalidInputError("query", f"is {len(query)} characters; the limit is 4000")
     return query
+
+
+_KNOWLEDGE = {
+    "lesson": (Lesson, LessonConnection),
+    "correction": (Correction, CorrectionConnection),
+    "fact": (Fact, FactConnection),
+    "topic": (Topic, TopicConnection),
+}
+
+
+async def _knowledge_page(
+    info: Info,
+    kind: str,
+    project: str | None,
+    as_of: datetime | None,
+    known_at: datetime | None,
+    first: int,
+    after: str | None,
+) -> Any:
+    ctx = info.context
+    try:
+        scope = ctx.scope(project)
+        first = ctx.check_first(first)
+        offset = decode_cursor(after)
+    except EXPECTED as e:
+        return error_type(e)
+    now = ctx.now_ms
+    items = await ctx.resources.reader.knowledge_page(
+        kind,
+        scope,
+        project=project,
+        as_of=parse_time(as_of) or now,
+        known_at=parse_time(known_at) or now,
+        skip=offset,
+        limit=first + 1,
+    )
+    node, conn = _KNOWLEDGE[kind]
+    return make_connection(conn, [node.from_domain(m) for m in items], offset, first)
+
+
+async def _knowledge_get(info: Info, kind: str, id: str) -> Any:
+    ctx = info.context
+    [m] = await ctx.resources.reader.knowledge_get(kind, [id], ctx.principal.projects)
+    if m is None:
+        return NotFound(kind=kind, id=id, message=f"{kind} {id!r} not found")
+    return _KNOWLEDGE[kind][0].from_domain(m)
 
 
 @strawberry.type
@@ -248,6 +329,94 @@ class Query:
         if t is None:
             return NotFound(kind="turn", id=id, message=f"turn {id!r} not found")
         return Turn.from_domain(t)
+
+    @strawberry.field
+    async def lesson(self, info: Info, id: str) -> LessonResult:
+        """One lesson, with its version history."""
+        return await _knowledge_get(info, "lesson", id)  # type: ignore[no-any-return]  # union
+
+    @strawberry.field
+    async def lessons(
+        self,
+        info: Info,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> LessonsResult:
+        """Lessons valid at `asOf` as known at `knownAt`, newest first."""
+        return await _knowledge_page(info, "lesson", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+
+    @strawberry.field
+    async def corrections(
+        self,
+        info: Info,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> CorrectionsResult:
+        """Corrections and rules valid at `asOf`, newest first."""
+        return await _knowledge_page(info, "correction", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+
+    @strawberry.field
+    async def facts(
+        self,
+        info: Info,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> FactsResult:
+        """Facts that held at `asOf` (default now) as known at `knownAt`."""
+        return await _knowledge_page(info, "fact", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+
+    @strawberry.field
+    async def topic(self, info: Info, id: str) -> TopicResult:
+        """One topic."""
+        return await _knowledge_get(info, "topic", id)  # type: ignore[no-any-return]  # union
+
+    @strawberry.field
+    async def topics(
+        self,
+        info: Info,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        first: int = 20,
+        after: str | None = None,
+    ) -> TopicsResult:
+        """Topics discussed in the readable projects, heaviest first."""
+        return await _knowledge_page(info, "topic", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+
+    @strawberry.field
+    async def rem_status(self, info: Info, project: str) -> RemResult:
+        """Per-job REM-cycle state of a project (last run, next due) as JSON."""
+        return await _rem(info, project, None, status_only=True)
+
+    @strawberry.field
+    async def rem_findings(self, info: Info, project: str, status: str | None = None) -> RemResult:
+        """Findings of the REM cycle awaiting review (or with `status`) as JSON."""
+        return await _rem(info, project, status, status_only=False)
+
+
+async def _rem(info: Info, project: str, status: str | None, *, status_only: bool) -> Any:
+    ctx = info.context
+    try:
+        scope = ctx.require_project(project)
+    except EXPECTED as e:
+        return error_type(e)
+    cons = ctx.resources.services.consolidator
+    if cons is None:
+        return Unavailable(capability="consolidate", message="no consolidation is configured")
+    if status_only:
+        items = await cons.rem_status(project=scope)
+    else:
+        items = await cons.findings(project=scope, status=status)
+    return RemPayload(items=[dict(i) for i in items])
 
 
 __all__ = ["EXPECTED", "ItemKind", "Query", "error_type"]

@@ -7,8 +7,17 @@ from typing import Any
 
 from graph.cypher import Q
 from graph.db import GraphDB
-from graph.models import Project, Session, Turn
-from graph.records import project_from_record, session_from_record, turn_from_record
+from graph.models import Correction, Fact, Lesson, LessonVersion, Project, Session, Topic, Turn
+from graph.records import (
+    correction_from_record,
+    fact_from_record,
+    lesson_from_record,
+    lesson_version_from_record,
+    project_from_record,
+    session_from_record,
+    topic_from_record,
+    turn_from_record,
+)
 
 _PROJECTS_PAGE = Q("context.projects_page")
 _PROJECTS_GET = Q("context.projects_get")
@@ -16,6 +25,21 @@ _SESSIONS_GET = Q("context.sessions_get")
 _SESSIONS_PAGE = Q("context.sessions_page")
 _TURNS_GET = Q("context.turns_get")
 _SESSION_TURNS = Q("context.session_turns")
+_LESSON_VERSIONS = Q("context.lesson_versions")
+_LESSON_FEEDBACK = Q("context.lesson_feedback")
+_CORRECTION_FEEDBACK = Q("context.correction_feedback")
+_CONFIRM_CORRECTION = Q("context.confirm_correction")
+_CLOSE_FACT = Q("context.close_fact")
+_PAGES = {
+    "lesson": (Q("context.lessons_page"), Q("context.lessons_get"), lesson_from_record),
+    "correction": (
+        Q("context.corrections_page"),
+        Q("context.corrections_get"),
+        correction_from_record,
+    ),
+    "fact": (Q("context.facts_page"), Q("context.facts_get"), fact_from_record),
+    "topic": (Q("context.topics_page"), Q("context.topics_get"), topic_from_record),
+}
 
 
 def _by_id(rows: list[dict[str, Any]], ids: Sequence[str], conv: Any) -> list[Any]:
@@ -85,3 +109,82 @@ class ScopedReader:
         for page in out:
             page.sort(key=lambda t: t.ordinal)
         return out
+
+    async def knowledge_page(
+        self,
+        kind: str,
+        projects: Sequence[str],
+        *,
+        project: str | None,
+        as_of: int,
+        known_at: int,
+        skip: int,
+        limit: int,
+    ) -> list[Any]:
+        """A page of lessons, corrections, facts or topics (`kind`) as of a time."""
+        page_q, _, conv = _PAGES[kind]
+        rows = await self._db.read(
+            page_q,
+            projects=list(projects),
+            project=project,
+            as_of=as_of,
+            known_at=known_at,
+            skip=skip,
+            limit=limit,
+        )
+        return [conv(r["props"]) for r in rows]
+
+    async def knowledge_get(
+        self, kind: str, ids: Sequence[str], projects: Sequence[str]
+    ) -> list[Any]:
+        """Lessons, corrections, facts or topics by id, in order (None where not readable)."""
+        _, get_q, conv = _PAGES[kind]
+        rows = await self._db.read(get_q, ids=list(ids), projects=list(projects))
+        return _by_id(rows, ids, conv)
+
+    async def lesson_versions(
+        self, ids: Sequence[str], projects: Sequence[str]
+    ) -> list[list[LessonVersion]]:
+        """Version history of each lesson, oldest first."""
+        rows = await self._db.read(_LESSON_VERSIONS, ids=list(ids), projects=list(projects))
+        out: dict[str, list[LessonVersion]] = {}
+        for r in rows:
+            out.setdefault(r["lesson_id"], []).append(lesson_version_from_record(r["props"]))
+        return [out.get(i, []) for i in ids]
+
+    async def record_feedback(
+        self, kind: str, item_id: str, projects: Sequence[str], now: int, signal: str
+    ) -> dict[str, Any] | None:
+        """Count one use (and a helpful/harmful verdict) of a lesson or correction."""
+        q = _LESSON_FEEDBACK if kind == "lesson" else _CORRECTION_FEEDBACK
+        rows = await self._db.write(
+            q,
+            id=item_id,
+            projects=list(projects),
+            now=now,
+            used=1,
+            helpful=int(signal == "helpful"),
+            harmful=int(signal == "harmful"),
+        )
+        return rows[0] if rows else None
+
+    async def confirm_correction(
+        self, item_id: str, projects: Sequence[str], now: int
+    ) -> Correction | None:
+        """Mark a correction confirmed; it becomes a rule."""
+        rows = await self._db.write(
+            _CONFIRM_CORRECTION, id=item_id, projects=list(projects), now=now
+        )
+        return correction_from_record(rows[0]["props"]) if rows else None
+
+    async def close_fact(
+        self, item_id: str, projects: Sequence[str], now: int, valid_to: int
+    ) -> Fact | None:
+        """End a fact's validity at `valid_to`; None when not found, closed, or out of scope."""
+        rows = await self._db.write(
+            _CLOSE_FACT, id=item_id, projects=list(projects), now=now, valid_to=valid_to
+        )
+        return fact_from_record(rows[0]["props"]) if rows else None
+
+
+__all__ = ["Correction", "Fact", "Lesson", "ScopedReader", "Topic"]

@@ -14,7 +14,11 @@ import pytest
 from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
-from graph.models import Session, Turn
+from graph.models import Correction, Fact, Lesson, LessonVersion, Session, Topic, Turn
+from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.facts import FactRepository
+from graph.repositories.lessons import LessonRepository
+from graph.repositories.topics import TopicRepository
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.projects import ProjectRepository
 from graph.repositories.sessions import SessionRepository
@@ -86,7 +90,87 @@ async def seed(db: Any) -> Seeded:
         await sessions_repo.link_turns(turns)
         out.sessions[project] = sid
         out.turns[project] = [t.id for t in turns]
+        await seed_knowledge(db, project, turns[0].id)
     return out
+
+
+async def seed_knowledge(db: Any, project: str, turn_id: str) -> None:
+    """One lesson (two versions), correction, fact and topic per project, derived from a turn."""
+    lessons, corrections, facts = (
+        LessonRepository(db),
+        CorrectionRepository(db),
+        FactRepository(db),
+    )
+    lid, cid, fid = f"les_{project}", f"cor_{project}", f"fct_{project}"
+    await lessons.upsert_many(
+        [
+            Lesson(
+                id=lid,
+                project=project,
+                title=f"{project} support groups",
+                content=f"In {project}, support group meetings matter to the user.",
+                version=2,
+                valid_from=T0,
+                source_turn_ids=(turn_id,),
+            )
+        ]
+    )
+    await lessons.add_versions(
+        [
+            LessonVersion(
+                id=f"lev_{project}_{v}",
+                project=project,
+                lesson_id=lid,
+                version=v,
+                title=f"v{v}",
+                content=f"version {v}",
+                valid_from=T0,
+            )
+            for v in (1, 2)
+        ]
+    )
+    await lessons.link_sources([(lid, turn_id)])
+    await corrections.upsert_many(
+        [
+            Correction(
+                id=cid,
+                project=project,
+                rule_text=f"{project}: always mention the support group",
+                corrected_behaviour="mention the support group",
+                valid_from=T0,
+                last_seen=T0,
+                source_turn_ids=(turn_id,),
+            )
+        ]
+    )
+    await corrections.link_sources([(cid, turn_id)])
+    await facts.upsert_many(
+        [
+            Fact(
+                id=fid,
+                project=project,
+                subject="user",
+                predicate="attends",
+                object="support group",
+                statement=f"The {project} user attends a support group",
+                kind="event",
+                valid_from=T0,
+                source_turn_ids=(turn_id,),
+            )
+        ]
+    )
+    await facts.link_sources([(fid, turn_id)])
+    await TopicRepository(db).upsert_many(
+        [
+            Topic(
+                id=f"top_{project}",
+                title=f"{project} support group",
+                projects=(project,),
+                weight=1.0,
+                valid_from=T0,
+            )
+        ]
+    )
 
 
 @pytest.fixture
