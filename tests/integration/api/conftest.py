@@ -15,13 +15,13 @@ from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
 from graph.models import Correction, Fact, Lesson, LessonVersion, Session, Topic, Turn
+from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
-from graph.repositories.topics import TopicRepository
-from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.projects import ProjectRepository
 from graph.repositories.sessions import SessionRepository
+from graph.repositories.topics import TopicRepository
 from graph.repositories.turns import TurnRepository
 from tests.shared_embedder import shared_local_embedder
 
