@@ -70,24 +70,31 @@ def recovered(membership: dict[Any, int], nodes: int) -> float:
     return round(good / groups, 4) if groups else 0.0
 
 
-def bench_algorithm(edges: list[tuple[str, str, float]], nodes: int, leidenalg: bool
-                    ) -> dict[str, Any]:
+def bench_algorithm(
+    edges: list[tuple[str, str, float]], nodes: int, leidenalg: bool
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for backend in ("igraph", "leidenalg") if leidenalg else ("igraph",):
         t0 = time.perf_counter()
-        p = partition(edges, seed=42, backend=backend)  # type: ignore[arg-type]
+        p = partition(edges, seed=42, backend=backend)
         secs = time.perf_counter() - t0
-        out[backend] = {"seconds": round(secs, 2), "communities": p.count,
-                        "modularity": round(p.quality, 4),
-                        "planted_recovered": recovered(p.membership, nodes)}
-        print(f"algorithm {backend}: {secs:.2f}s, {p.count} communities, Q={p.quality:.4f}",
-              flush=True)
+        out[backend] = {
+            "seconds": round(secs, 2),
+            "communities": p.count,
+            "modularity": round(p.quality, 4),
+            "planted_recovered": recovered(p.membership, nodes),
+        }
+        print(
+            f"algorithm {backend}: {secs:.2f}s, {p.count} communities, Q={p.quality:.4f}",
+            flush=True,
+        )
     return out
 
 
 def settings_for(server: EmbeddedServer, graph: str, data: Path) -> ConsolidateSettings:
     return ConsolidateSettings(
-        engine=Engine.FALKORDB, graph_name=graph,
+        engine=Engine.FALKORDB,
+        graph_name=graph,
         falkordb={"unix_socket": server.socket_path, "query_timeout_s": 600},
         embedded={"data_dir": data},
         consolidate=ConsolidateSection(report_dir=data / "reports"),
@@ -95,21 +102,30 @@ def settings_for(server: EmbeddedServer, graph: str, data: Path) -> ConsolidateS
     )
 
 
-async def bench_job(edges: list[tuple[str, str, float]], nodes: int, data: Path
-                    ) -> dict[str, Any]:
+async def bench_job(edges: list[tuple[str, str, float]], nodes: int, data: Path) -> dict[str, Any]:
     server = EmbeddedServer(EmbeddedSettings(data_dir=data / "job"))
     server.start()
     try:
-        db = FalkorDBGraph(graph_name="bench", unix_socket=str(server.socket_path),
-                           query_timeout_s=600)
+        db = FalkorDBGraph(
+            graph_name="bench", unix_socket=str(server.socket_path), query_timeout_s=600
+        )
         await migrate(db)
         now = utc_now()
         t0 = time.perf_counter()
         ids = sorted({a for a, _, _ in edges} | {b for _, b, _ in edges})
         for i in range(0, len(ids), 5_000):
-            rows = [topic_to_row(Topic(id=x, title=f"topic {x}", projects=("bench",),
-                                       valid_from=now, recorded_at=now))
-                    for x in ids[i:i + 5_000]]
+            rows = [
+                topic_to_row(
+                    Topic(
+                        id=x,
+                        title=f"topic {x}",
+                        projects=("bench",),
+                        valid_from=now,
+                        recorded_at=now,
+                    )
+                )
+                for x in ids[i : i + 5_000]
+            ]
             await db.write(Q("topic.upsert_many"), rows=rows)
         seed_nodes_s = time.perf_counter() - t0
         merged: dict[tuple[str, str], float] = {}
@@ -120,8 +136,11 @@ async def bench_job(edges: list[tuple[str, str, float]], nodes: int, data: Path
         t1 = time.perf_counter()
         await RemRepository(db).set_cooccurrence(rows4, 0)
         seed_edges_s = time.perf_counter() - t1
-        print(f"seeded {len(ids)} topics in {seed_nodes_s:.1f}s, {len(rows4)} edges in "
-              f"{seed_edges_s:.1f}s", flush=True)
+        print(
+            f"seeded {len(ids)} topics in {seed_nodes_s:.1f}s, {len(rows4)} edges in "
+            f"{seed_edges_s:.1f}s",
+            flush=True,
+        )
         s = settings_for(server, "bench", data / "job")
         t2 = time.perf_counter()
         rep = await run_job("communities", db=db, settings=s, project="bench")
@@ -130,15 +149,21 @@ async def bench_job(edges: list[tuple[str, str, float]], nodes: int, data: Path
         print(f"communities job: {rep.status} in {total:.1f}s {rep.summary}", flush=True)
         sm = rep.summary
         return {
-            "status": rep.status, "error": rep.error, "nodes": sm.get("nodes"),
-            "edges": sm.get("edges"), "communities": sm.get("communities"),
+            "status": rep.status,
+            "error": rep.error,
+            "nodes": sm.get("nodes"),
+            "edges": sm.get("edges"),
+            "communities": sm.get("communities"),
             "modularity": sm.get("quality"),
-            "seconds": {"seed_nodes": round(seed_nodes_s, 2), "seed_edges": round(seed_edges_s, 2),
-                        "projection": round(sm.get("projection_ms", 0) / 1000, 2),
-                        "edge_building": round(sm.get("edges_ms", 0) / 1000, 2),
-                        "leiden": round(sm.get("leiden_ms", 0) / 1000, 2),
-                        "write_and_switch": round(sm.get("write_ms", 0) / 1000, 2),
-                        "job_total": round(total, 2)},
+            "seconds": {
+                "seed_nodes": round(seed_nodes_s, 2),
+                "seed_edges": round(seed_edges_s, 2),
+                "projection": round(sm.get("projection_ms", 0) / 1000, 2),
+                "edge_building": round(sm.get("edges_ms", 0) / 1000, 2),
+                "leiden": round(sm.get("leiden_ms", 0) / 1000, 2),
+                "write_and_switch": round(sm.get("write_ms", 0) / 1000, 2),
+                "job_total": round(total, 2),
+            },
         }
     finally:
         server.stop()
@@ -154,8 +179,9 @@ async def bench_locomo(path: Path, data: Path) -> dict[str, Any]:
     server = EmbeddedServer(EmbeddedSettings(data_dir=data / "locomo"))
     server.start()
     try:
-        db = FalkorDBGraph(graph_name="locomo", unix_socket=str(server.socket_path),
-                           query_timeout_s=600)
+        db = FalkorDBGraph(
+            graph_name="locomo", unix_socket=str(server.socket_path), query_timeout_s=600
+        )
         await migrate(db)
         isettings = IngestSettings(_env_file=None)
         embedder = make_embedder(EmbeddingSettings())
@@ -164,8 +190,11 @@ async def bench_locomo(path: Path, data: Path) -> dict[str, Any]:
         rep = await ingest_paths(db, isettings, [path], embedder=embedder, hooks=[hook])
         await hook.finish()
         ingest_s = time.perf_counter() - t0
-        print(f"ingested LoCoMo dev: {rep.sessions} sessions, {rep.turns_new} turns in "
-              f"{ingest_s:.1f}s", flush=True)
+        print(
+            f"ingested LoCoMo dev: {rep.sessions} sessions, {rep.turns_new} turns in "
+            f"{ingest_s:.1f}s",
+            flush=True,
+        )
         s = settings_for(server, "locomo", data / "locomo")
         t1 = time.perf_counter()
         cycle = await run_cycle(db=db, settings=s, force=True, out=data / "locomo-reports")
@@ -173,10 +202,19 @@ async def bench_locomo(path: Path, data: Path) -> dict[str, Any]:
         await db.close()
         print(f"full REM cycle: {cycle_s:.1f}s", flush=True)
         return {
-            "sessions": rep.sessions, "turns": rep.turns_new, "ingest_seconds": round(ingest_s, 1),
+            "sessions": rep.sessions,
+            "turns": rep.turns_new,
+            "ingest_seconds": round(ingest_s, 1),
             "cycle_seconds": round(cycle_s, 2),
-            "jobs": {r.job: {"status": r.status, "ms": r.duration_ms, "summary": r.summary,
-                             "error": r.error} for r in cycle.reports},
+            "jobs": {
+                r.job: {
+                    "status": r.status,
+                    "ms": r.duration_ms,
+                    "summary": r.summary,
+                    "error": r.error,
+                }
+                for r in cycle.reports
+            },
             "open_findings": len(cycle.open_findings),
         }
     finally:
@@ -194,9 +232,10 @@ def main() -> None:
     ap.add_argument("--name", default="consolidate")
     args = ap.parse_args()
     edges = planted(args.nodes, args.edges)
-    result: dict[str, Any] = {"graph": {"nodes": args.nodes, "edges": len(edges),
-                                        "planted_community_size": COMMUNITY},
-                              "targets": {"algorithm_s": 15, "locomo_cycle_s": 30}}
+    result: dict[str, Any] = {
+        "graph": {"nodes": args.nodes, "edges": len(edges), "planted_community_size": COMMUNITY},
+        "targets": {"algorithm_s": 15, "locomo_cycle_s": 30},
+    }
     result["algorithm"] = bench_algorithm(edges, args.nodes, args.leidenalg)
     with tempfile.TemporaryDirectory(prefix="remgraph-bench-") as tmp:
         if not args.skip_job:

@@ -1,6 +1,7 @@
 from datetime import timedelta
 
 from consolidate.runner import run_job
+from graph.db import GraphDB
 from graph.models import Correction, Lesson, Topic
 from graph.repositories.communities import CommunityRepository
 from tests.integration.consolidate.seed import (
@@ -13,7 +14,7 @@ from tests.integration.consolidate.seed import (
 )
 
 
-async def _plant_two_clusters(db):
+async def _plant_two_clusters(db: GraphDB) -> tuple[set[str], set[str]]:
     """Cluster A: topics/lessons about databases (direction 0, shared session s-a);
     cluster B: corrections/lessons about testing (direction 1, session s-b)."""
     topics = [

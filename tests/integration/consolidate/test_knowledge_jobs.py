@@ -1,9 +1,11 @@
 import math
+from typing import Any
 
 import pytest
 
 from consolidate.runner import run_job
 from graph.cypher import Q
+from graph.db import GraphDB
 from graph.models import Correction, Lesson
 from graph.repositories.findings import FindingRepository
 from graph.repositories.rem import RemRepository
@@ -11,7 +13,7 @@ from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import NOW, at, put_corrections, put_lessons, vec
 
 
-def _lesson(id, title, v, days=10, **kw):
+def _lesson(id: str, title: str, v: tuple[float, ...], days: float = 10, **kw: Any) -> Lesson:
     return Lesson(
         id=id,
         project="p",
@@ -177,7 +179,7 @@ async def test_a_stale_item_is_found_and_corrections_decay(graph_db, rem_setting
     assert props["cor_old"]["decayed_confidence"] == pytest.approx(0.4, rel=1e-3)
 
 
-async def _correction_props(db, ids):
+async def _correction_props(db: GraphDB, ids: list[str]) -> dict[str, dict[str, Any]]:
     rows = await db.read(Q("rem.corrections_for_review"), project="p", now=to_ms(NOW))
     return {r["node"]["id"]: r["node"] for r in rows if r["node"]["id"] in ids}
 

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -14,6 +15,8 @@ from consolidate.cli import rem_app
 from consolidate.runner import run_job
 from consolidate.service import RemService
 from consolidate.worker import run_worker
+from graph.config import GraphSettings
+from graph.db import GraphDB
 from graph.errors import NotFoundError
 from graph.models import Lesson, Session
 from graph.ports import Consolidator
@@ -24,7 +27,7 @@ from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import NOW, at, put_lessons, put_sessions, vec
 
 
-async def _close_pair(db):
+async def _close_pair(db: GraphDB) -> None:
     mixed = [0.0] * 384
     mixed[4], mixed[9] = 0.85, math.sqrt(1 - 0.85**2)
     await put_lessons(
@@ -139,7 +142,7 @@ async def test_the_worker_stops_when_asked(graph_db, rem_settings):
     assert stats.cycles == 1
 
 
-def _env(graph_settings, tmp_path):
+def _env(graph_settings: GraphSettings, tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         {

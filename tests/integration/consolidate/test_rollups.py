@@ -3,7 +3,8 @@ from datetime import timedelta
 from consolidate.pack import context_pack
 from consolidate.rollup import week_key
 from consolidate.runner import run_job
-from graph.models import Correction, Fact, Lesson, Session
+from graph.db import GraphDB
+from graph.models import Correction, Fact, Lesson, PrimerPeriod, Session
 from graph.repositories.primers import PrimerRepository
 from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import (
@@ -14,7 +15,7 @@ from tests.integration.consolidate.seed import (
     put_sessions,
 )
 
-BUDGET = {"daily": 8_000, "weekly": 12_000, "monthly": 15_000}
+BUDGET: dict[PrimerPeriod, int] = {"daily": 8_000, "weekly": 12_000, "monthly": 15_000}
 WORDS = [
     "graph",
     "index",
@@ -33,7 +34,7 @@ def _text(i: int, n: int) -> str:
     return " ".join(WORDS[(i + k) % len(WORDS)] + str(k % 7) for k in range(n))
 
 
-async def _history(db, sessions: int = 500):
+async def _history(db: GraphDB, sessions: int = 500) -> None:
     """`sessions` sessions over ~200 days (several per day, some today), with knowledge."""
     ss, ls, cs, fs = [], [], [], []
     for i in range(sessions):

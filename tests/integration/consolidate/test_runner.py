@@ -6,6 +6,7 @@ import pytest
 
 from consolidate.models import ALL_PROJECTS
 from consolidate.runner import due_jobs, lock_id, rem_status, run_cycle, run_job
+from graph.db import GraphDB
 from graph.errors import InvalidInputError
 from graph.models import Topic
 from graph.repositories.communities import CommunityRepository
@@ -15,7 +16,7 @@ from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import NOW, at, put_topics, vec
 
 
-async def _topics(db, n=6):
+async def _topics(db: GraphDB, n: int = 6) -> None:
     await put_topics(
         db,
         [

@@ -1,4 +1,5 @@
 from datetime import timedelta
+from typing import Any
 
 from consolidate.runner import run_job
 from graph.models import Fact, Lesson, Session, Topic, Turn
@@ -17,7 +18,9 @@ from tests.integration.consolidate.seed import (
 )
 
 
-def _topic(id, title, sessions, count, last_days, **kw):
+def _topic(
+    id: str, title: str, sessions: tuple[str, ...], count: int, last_days: float, **kw: Any
+) -> Topic:
     return Topic(
         id=id,
         title=title,

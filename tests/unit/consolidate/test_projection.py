@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 
 from consolidate.projection import (
@@ -9,7 +11,7 @@ from consolidate.projection import (
 )
 
 
-def _n(id, kind="lesson", **kw):
+def _n(id: str, kind: str = "lesson", **kw: Any) -> KnowledgeNode:
     return KnowledgeNode(id=id, kind=kind, **kw)
 
 
@@ -20,7 +22,7 @@ def test_shared_turns_sessions_links_and_similarity_sum_into_one_edge():
         _n("c", session_ids=("s",)),
     ]
     prov = [{"item_id": "b", "turn_id": "t9", "session_id": "s"}]
-    links = [
+    links: list[dict[str, Any]] = [
         {"source_id": "a", "target_id": "c", "type": "RELATED_TO", "weight": 0.4},
         {"source_id": "a", "target_id": "zzz", "type": "DUPLICATE_OF", "weight": None},
     ]

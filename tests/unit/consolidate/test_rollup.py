@@ -4,7 +4,7 @@ from consolidate.rollup import SourceItem, month_key, render, week_end, week_key
 from consolidate.text import clip, fit_bytes, top_keywords
 
 
-def _items(n, size=300):
+def _items(n: int, size: int = 300) -> list[SourceItem]:
     return [
         SourceItem(
             kind=k,

@@ -1,9 +1,10 @@
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from consolidate.config import ConsolidateSection, ConsolidateSettings, Schedule
-from consolidate.schedule import fibonacci_at_least, is_due, next_session_threshold
+from consolidate.schedule import Due, fibonacci_at_least, is_due, next_session_threshold
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -38,7 +39,7 @@ def test_logarithmic_gaps_grow_slowly():
     assert gaps[0] < gaps[-1] < 3 * gaps[0]
 
 
-def _due(schedule, **kw):
+def _due(schedule: Schedule, **kw: Any) -> Due:
     base = {
         "now": NOW,
         "sessions": 0,
