@@ -130,7 +130,7 @@ class ChatGPTParser:
             try:
                 s = self._conversation(conv, pos, builders, project, opts)
                 skipped += s
-            except (TypeError, ValueError, AttributeError, KeyError) as e:
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 failed += 1
                 issues.append(
                     ParseIssue(

@@ -110,7 +110,7 @@ class ClaudeCodeParser:
                             reason=f"unknown record type {kind!r}; skipped",
                         )
                     )
-            except (TypeError, ValueError, AttributeError, KeyError) as e:
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 counters["failed"] = counters.get("failed", 0) + 1
                 issues.append(
                     ParseIssue(file=opts.file, line=rec.line, reason=f"bad {kind!r} record: {e}")

@@ -134,6 +134,21 @@ class GenericParser:
         issues: list[ParseIssue],
     ) -> bool | None:
         """Add one message; False when skipped on purpose, None when it failed."""
+        try:
+            return self._add(obj, line, builders, opts, issues)
+        except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
+            issues.append(ParseIssue(file=opts.file, line=line, reason=f"bad message: {e}"))
+            return None
+
+    def _add(
+        self,
+        obj: dict[str, Any],
+        line: int,
+        builders: Builders,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> bool | None:
+        """Add one message; False when skipped on purpose, None when it failed."""
         raw_role = str(obj.get("role") or obj.get("type") or "").lower()
         role = _ROLE_MAP.get(raw_role)
         if role is None:

@@ -87,7 +87,7 @@ class LocomoParser:
                 f, s = self._sample(sample, pos, builders, opts, issues)
                 failed += f
                 skipped += s
-            except (TypeError, ValueError, AttributeError, KeyError) as e:
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 failed += 1
                 issues.append(
                     ParseIssue(file=opts.file, line=pos, reason=f"sample #{pos} unreadable: {e}")

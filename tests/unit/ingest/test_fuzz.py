@@ -173,3 +173,35 @@ def test_claude_parser_survives_shaped_garbage(recs: list[dict[str, object]]) ->
 @given(st.lists(codex_records, max_size=6))
 def test_codex_parser_survives_shaped_garbage(recs: list[dict[str, object]]) -> None:
     _check("codex", "\n".join(json.dumps(r) for r in recs).encode())
+
+
+generic_records = st.fixed_dictionaries(
+    {"role": st.one_of(st.sampled_from(["user", "ai", "tool", "function", "nobody"]), json_values)},
+    optional=dict.fromkeys(
+        (
+            "session_id",
+            "project",
+            "content",
+            "text",
+            "timestamp",
+            "id",
+            "speaker",
+            "tool_name",
+            "tool_ok",
+            "is_error",
+            "model",
+            "input_tokens",
+            "output_tokens",
+            "parent_id",
+            "title",
+        ),
+        json_values,
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(generic_records, max_size=6))
+def test_generic_parser_survives_shaped_garbage(recs: list[dict[str, object]]) -> None:
+    _check("generic", "\n".join(json.dumps(r) for r in recs).encode())
+    _check("generic", json.dumps(recs).encode(), "fuzz.json")
