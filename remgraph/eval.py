@@ -16,7 +16,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from rich.progress import Progress
 
@@ -208,3 +210,26 @@ def summary_lines(outcome: EvalOutcome, methods: Sequence[str] = METHODS) -> lis
         ks = " ".join(f"hit@{k}={row[f'hit@{k}']:.3f}" for k in KS)
         lines.append(f"{m:9s} {ks}  auc={outcome.reports[m]['auc_answerable_vs_adversarial']}")
     return lines
+
+
+eval_app = typer.Typer(help="Evaluate retrieval quality on benchmarks.", no_args_is_help=True)
+
+
+@eval_app.command("locomo")
+def locomo_command(
+    path: Annotated[Path, typer.Argument(help="LoCoMo JSON file (locomo10.json layout)")],
+    conversations: Annotated[
+        int | None, typer.Option(help="Only the first N conversations (default: all)")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Results folder")] = Path("bench/results"),
+    stem: Annotated[str, typer.Option(help="Result file name stem")] = "locomo_eval",
+) -> None:
+    """Ingest a LoCoMo file into a fresh graph and report hit@k / all@k against BM25 and vector."""
+    if not path.is_file():
+        raise typer.BadParameter(f"{path} is not a file", param_hint="PATH")
+    outcome = asyncio.run(
+        run_eval_command(path, conversations=conversations, out_dir=out, stem=stem)
+    )
+    for line in summary_lines(outcome):
+        typer.echo(line)
+    typer.echo(f"wrote {out / (stem + '.json')} and {out / (stem + '.md')}")

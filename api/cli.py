@@ -1,0 +1,118 @@
+"""API commands: `serve`, `keys create|list|revoke`, `export-schema` and `mcp`.
+
+Commands only parse arguments, build settings and call a function. `serve` and `mcp` take the app
+factory / services from the composition root (`remgraph/`), which wires ingest and consolidation;
+run from here alone they serve without those ports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from api.config import ApiSettings
+from graph.connect import graph_session
+from graph.repositories.api_keys import ApiKeyRepository
+
+app = typer.Typer(
+    help="The GraphQL API: serve it, manage keys, export the schema.", no_args_is_help=True
+)
+keys_app = typer.Typer(
+    help="API keys: create, list and revoke (secrets are shown once).", no_args_is_help=True
+)
+app.add_typer(keys_app, name="keys")
+
+DEFAULT_FACTORY = "api.asgi:app_from_env"
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (default 8765)")] = None,
+    factory: Annotated[str, typer.Option(help="App factory `module:function`")] = DEFAULT_FACTORY,
+) -> None:
+    """Serve GraphQL at http://HOST:PORT/graphql (plus /healthz and /readyz)."""
+    import uvicorn
+
+    settings = ApiSettings()
+    h = host or settings.api.host
+    p = port or settings.api.port
+    Console(stderr=True).print(f"remgraph API on http://{h}:{p}/graphql")
+    uvicorn.run(factory, factory=True, host=h, port=p, log_level="info")
+
+
+@app.command("export-schema")
+def export_schema(
+    output: Annotated[Path, typer.Option(help="Where to write the SDL")] = Path(
+        "api/schema.graphql"
+    ),
+) -> None:
+    """Write the GraphQL schema (SDL) that the drift test compares against."""
+    from api.schema import build_schema
+
+    output.write_text(build_schema().as_str() + "\n", encoding="utf-8")
+    Console(stderr=True).print(f"wrote {output}")
+
+
+@keys_app.command("create")
+def keys_create(
+    project: Annotated[
+        list[str], typer.Option("--project", "-p", help="Project slug (repeat; `*` = all)")
+    ],
+    name: Annotated[str, typer.Option(help="Label")] = "",
+) -> None:
+    """Create a key for one or more projects and print its secret once."""
+
+    async def run() -> str:
+        async with graph_session(ApiSettings()) as db:
+            key, secret = await ApiKeyRepository(db).create(name, project)
+            return f"{key.id}\t{secret}"
+
+    typer.echo(asyncio.run(run()))
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """List keys (id, name, projects, created, revoked); secrets are never stored."""
+
+    async def run() -> Table:
+        async with graph_session(ApiSettings()) as db:
+            table = Table("id", "name", "projects", "created", "revoked")
+            for k in await ApiKeyRepository(db).list():
+                table.add_row(
+                    k.id,
+                    k.name,
+                    ",".join(k.projects),
+                    k.created_at.isoformat(),
+                    k.revoked_at.isoformat() if k.revoked_at else "",
+                )
+            return table
+
+    Console().print(asyncio.run(run()))
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="Key id (`key_...`)")]) -> None:
+    """Revoke a key (requests with it fail within 30 seconds)."""
+
+    async def run() -> None:
+        async with graph_session(ApiSettings()) as db:
+            await ApiKeyRepository(db).revoke(key_id)
+
+    asyncio.run(run())
+    typer.echo(f"revoked {key_id}")
+
+
+@app.command("mcp")
+def mcp(
+    key: Annotated[str | None, typer.Option(help="API key (default: $REMGRAPH_API_KEY)")] = None,
+) -> None:
+    """Serve context, search, ingest_turns and record_feedback over MCP on stdio."""
+    from api.mcp import run_stdio
+
+    run_stdio(ApiSettings(), key=key)
