@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
 from rich.progress import Progress
 
 from api.config import ApiSettings
