@@ -38,10 +38,9 @@ def percentiles(samples_ms: list[float]) -> dict[str, float]:
         return {}
 
     def pct(p: float) -> float:
-        return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 3)
+        return round(s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))], 3)
 
-    return {"p50": pct(50), "p95": pct(95), "p99": pct(99), "max": round(s[-1], 3),
-            "n": len(s)}
+    return {"p50": pct(50), "p95": pct(95), "p99": pct(99), "max": round(s[-1], 3), "n": len(s)}
 
 
 def peak_rss_mib() -> float:

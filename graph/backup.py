@@ -8,6 +8,7 @@ consistent while the server keeps serving. Neo4j backups use `neo4j-admin databa
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import json
@@ -38,9 +39,15 @@ def _client(unix_socket: str | None, host: str, port: int, password: str | None)
     return Redis(host=host, port=port, password=password)
 
 
-async def backup(out: Path, *, unix_socket: str | None = None, host: str = "127.0.0.1",
-                 port: int = 6379, password: str | None = None,
-                 graphs: list[str] | None = None) -> BackupInfo:
+async def backup(
+    out: Path,
+    *,
+    unix_socket: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = 6379,
+    password: str | None = None,
+    graphs: list[str] | None = None,
+) -> BackupInfo:
     """Write every graph key (or the named ones) to `out`."""
     r = _client(unix_socket, host, port, password)
     try:
@@ -50,22 +57,35 @@ async def backup(out: Path, *, unix_socket: str | None = None, host: str = "127.
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(out.suffix + ".tmp")
         with gzip.open(tmp, "wt", encoding="utf-8") as f:
-            f.write(json.dumps({"format": FORMAT, "version": VERSION, "created_at": now_ms(),
-                                "graphs": names}) + "\n")
+            f.write(
+                json.dumps(
+                    {"format": FORMAT, "version": VERSION, "created_at": now_ms(), "graphs": names}
+                )
+                + "\n"
+            )
             for name in names:
                 payload = await r.dump(name)
                 if payload is None:
                     raise GraphError(f"graph {name!r} does not exist")
-                f.write(json.dumps({"key": name,
-                                    "dump": base64.b64encode(payload).decode()}) + "\n")
+                f.write(
+                    json.dumps({"key": name, "dump": base64.b64encode(payload).decode()}) + "\n"
+                )
         tmp.replace(out)  # a crash mid-backup never leaves a half file under the real name
-        return BackupInfo(out, tuple(names), out.stat().st_size)
+        size = await asyncio.to_thread(lambda: out.stat().st_size)
+        return BackupInfo(out, tuple(names), size)
     finally:
         await r.aclose()
 
 
-async def restore(src: Path, *, unix_socket: str | None = None, host: str = "127.0.0.1",
-                  port: int = 6379, password: str | None = None, replace: bool = False) -> BackupInfo:
+async def restore(
+    src: Path,
+    *,
+    unix_socket: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = 6379,
+    password: str | None = None,
+    replace: bool = False,
+) -> BackupInfo:
     """Load a backup; refuses to overwrite existing graphs unless `replace`."""
     try:
         with gzip.open(src, "rt", encoding="utf-8") as f:
@@ -83,6 +103,7 @@ async def restore(src: Path, *, unix_socket: str | None = None, host: str = "127
                 raise GraphError(f"graphs already exist: {taken}; pass --replace to overwrite")
         for e in entries:
             await r.restore(e["key"], 0, base64.b64decode(e["dump"]), replace=replace)
-        return BackupInfo(src, tuple(e["key"] for e in entries), src.stat().st_size)
+        size = await asyncio.to_thread(lambda: src.stat().st_size)
+        return BackupInfo(src, tuple(e["key"] for e in entries), size)
     finally:
         await r.aclose()

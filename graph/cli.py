@@ -20,8 +20,9 @@ from graph.errors import EngineStartError, GraphError, GraphUnavailableError
 from graph.migrate import migrate as run_migrate
 from graph.verify import verify_queries
 
-app = typer.Typer(help="Run and inspect the graph engine (embedded FalkorDB or Neo4j).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Run and inspect the graph engine (embedded FalkorDB or Neo4j).", no_args_is_help=True
+)
 console = Console()
 
 _STATS = Q("admin.stats")
@@ -51,8 +52,9 @@ def start() -> None:
     started = server.start()
     st = server.status()
     verb = "started" if started else "already running"
-    console.print(f"[green]embedded FalkorDB {verb}[/] pid={st.pid} socket={st.socket} "
-                  f"data={st.data_dir}")
+    console.print(
+        f"[green]embedded FalkorDB {verb}[/] pid={st.pid} socket={st.socket} data={st.data_dir}"
+    )
 
 
 @app.command()
@@ -107,8 +109,10 @@ async def _migrate(s: GraphSettings) -> None:
         rep = await run_migrate(conn.db)
     finally:
         await conn.close()
-    console.print(f"[green]migrations applied:[/] {', '.join(rep.applied) or 'none'}; "
-                  f"already applied: {', '.join(rep.skipped) or 'none'}")
+    console.print(
+        f"[green]migrations applied:[/] {', '.join(rep.applied) or 'none'}; "
+        f"already applied: {', '.join(rep.skipped) or 'none'}"
+    )
 
 
 @app.command()
@@ -146,8 +150,12 @@ def _falkor_address(s: GraphSettings) -> dict[str, object]:
     if s.engine is Engine.EMBEDDED:
         return {"unix_socket": str(EmbeddedServer(s.embedded).socket_path)}
     f = s.falkordb
-    return {"unix_socket": str(f.unix_socket) if f.unix_socket else None, "host": f.host,
-            "port": f.port, "password": f.password.get_secret_value() if f.password else None}
+    return {
+        "unix_socket": str(f.unix_socket) if f.unix_socket else None,
+        "host": f.host,
+        "port": f.port,
+        "password": f.password.get_secret_value() if f.password else None,
+    }
 
 
 @app.command("backup")
@@ -161,8 +169,10 @@ def backup_cmd(out: Annotated[Path, typer.Argument(help="File to write (.rgbak)"
             info = await run_backup(out, **_falkor_address(s))  # type: ignore[arg-type]
         finally:
             await conn.close()
-        console.print(f"[green]backup written[/] {info.path} ({info.bytes_written:,} bytes, "
-                      f"graphs: {', '.join(info.graphs) or 'none'})")
+        console.print(
+            f"[green]backup written[/] {info.path} ({info.bytes_written:,} bytes, "
+            f"graphs: {', '.join(info.graphs) or 'none'})"
+        )
 
     asyncio.run(go())
 
@@ -178,8 +188,7 @@ def restore_cmd(
     async def go() -> None:
         conn = await open_graph(s, autostart=True)
         try:
-            info = await run_restore(src, replace=replace,
-                                     **_falkor_address(s))  # type: ignore[arg-type]
+            info = await run_restore(src, replace=replace, **_falkor_address(s))  # type: ignore[arg-type]
         finally:
             await conn.close()
         console.print(f"[green]restored[/] graphs: {', '.join(info.graphs)}")
@@ -188,7 +197,9 @@ def restore_cmd(
 
 
 @app.command()
-def reset(yes: Annotated[bool, typer.Option("--yes", help="Really delete all data")] = False) -> None:
+def reset(
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete all data")] = False,
+) -> None:
     """Delete every node and edge (schema and indexes stay)."""
     if not yes:
         raise typer.BadParameter("this deletes all data; pass --yes")

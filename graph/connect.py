@@ -1,4 +1,4 @@
-"""Open the configured engine: Neo4j, an external FalkorDB, or the embedded one (started on demand)."""
+"""Open the configured engine: Neo4j, an external FalkorDB, or the embedded one (auto-started)."""
 
 from __future__ import annotations
 
@@ -32,28 +32,38 @@ def make_db(settings: GraphSettings) -> GraphDB:
         from graph.engines.neo4j import Neo4jGraph
 
         n = settings.neo4j
-        return Neo4jGraph(uri=n.uri, user=n.user, password=n.password.get_secret_value(),
-                          database=n.database, max_pool_size=n.max_pool_size,
-                          query_timeout_s=n.query_timeout_s)
+        return Neo4jGraph(
+            uri=n.uri,
+            user=n.user,
+            password=n.password.get_secret_value(),
+            database=n.database,
+            max_pool_size=n.max_pool_size,
+            query_timeout_s=n.query_timeout_s,
+        )
     if settings.engine is Engine.FALKORDB:
         f = settings.falkordb
         return FalkorDBGraph(
             graph_name=settings.graph_name,
             unix_socket=str(f.unix_socket) if f.unix_socket else None,
-            host=f.host, port=f.port,
+            host=f.host,
+            port=f.port,
             password=f.password.get_secret_value() if f.password else None,
-            max_connections=f.max_connections, query_timeout_s=f.query_timeout_s,
+            max_connections=f.max_connections,
+            query_timeout_s=f.query_timeout_s,
         )
     server = EmbeddedServer(settings.embedded)
-    return FalkorDBGraph(graph_name=settings.graph_name, unix_socket=str(server.socket_path),
-                         max_connections=settings.falkordb.max_connections,
-                         query_timeout_s=settings.falkordb.query_timeout_s)
+    return FalkorDBGraph(
+        graph_name=settings.graph_name,
+        unix_socket=str(server.socket_path),
+        max_connections=settings.falkordb.max_connections,
+        query_timeout_s=settings.falkordb.query_timeout_s,
+    )
 
 
 async def open_graph(settings: GraphSettings, *, autostart: bool = True) -> Connection:
     """Connect to the configured engine, starting the embedded server if needed and allowed.
 
-    The caller closes the returned `Connection`; an embedded server this call started is stopped then.
+    The caller closes the returned `Connection`, which stops an embedded server this call started.
     """
     server: EmbeddedServer | None = None
     started = False
@@ -73,9 +83,10 @@ async def open_graph(settings: GraphSettings, *, autostart: bool = True) -> Conn
 
 
 @contextlib.asynccontextmanager
-async def graph_session(settings: GraphSettings, *, autostart: bool = True,
-                        migrate: bool = True) -> AsyncIterator[GraphDB]:
-    """`async with graph_session(settings) as db:` for CLI commands: connect, migrate, close."""
+async def graph_session(
+    settings: GraphSettings, *, autostart: bool = True, migrate: bool = True
+) -> AsyncIterator[GraphDB]:
+    """Connect, migrate, yield the graph and close it: the shape of every CLI command."""
     from graph.migrate import migrate as run_migrations
 
     conn = await open_graph(settings, autostart=autostart)

@@ -1,13 +1,15 @@
 """The Cypher query registry: every query the service runs is a named `.cypher` file.
 
 Layout (see `cypher/README.md`): `cypher/<aggregate>/<method>.cypher` is the portable text of the
-query `<aggregate>.<method>`; `cypher/dialect/<dialect>/<aggregate>/<method>.cypher` overrides it for
-one engine. Schema migrations live in `cypher/schema/NNNN_<what>.cypher` (and the dialect folders).
+query `<aggregate>.<method>`; `cypher/dialect/<dialect>/<aggregate>/<method>.cypher` overrides it
+for one engine. Schema migrations live in `cypher/schema/NNNN_<what>.cypher` (and the dialect
+folders).
 
 Each file starts with a header of `// key: value` lines:
 
 - `mode:` `read` | `write` | `autocommit` | `schema` (required)
-- `params:` comma-separated parameter names, exactly the `$names` the body uses (required, may be empty)
+- `params:` comma-separated parameter names, exactly the `$names` the body uses (required, may be
+  empty)
 - `returns:` comma-separated column names the body returns (required for read/write, may be empty)
 - `dialect-only:` `yes` in a dialect file that has no portable counterpart
 - `why:` free text

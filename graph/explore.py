@@ -1,4 +1,4 @@
-"""`remgraph explore`: how to look at the graph in Neo4j Browser with the bundled guides and style."""
+"""`remgraph explore`: how to look at the graph in Neo4j Browser with the bundled guides."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Check every named query against a live engine with EXPLAIN (used by `remgraph db verify-queries`
-and the integration tests)."""
+"""Check every named query against a live engine with EXPLAIN.
+
+Used by `remgraph db verify-queries` and the integration tests.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +18,24 @@ VECTOR_DIMS = 384
 def placeholder(name: str) -> Any:
     """A plausibly typed dummy value for a parameter, chosen by naming convention."""
     n = name.lower()
-    if n in {"rows", "ids", "projects", "keywords", "names", "edges", "members", "items"} or \
-            n.endswith(("_ids", "_rows", "_list")):
+    if n in {
+        "rows",
+        "ids",
+        "projects",
+        "keywords",
+        "names",
+        "edges",
+        "members",
+        "items",
+    } or n.endswith(("_ids", "_rows", "_list")):
         return []
     if "vector" in n or "embedding" in n:
         return [0.0] * VECTOR_DIMS
-    if n in {"limit", "k", "skip", "offset", "first", "batch_size", "n", "depth", "size"} or \
-            n.endswith(("_ms", "_at", "_count", "_limit")) or n in {"as_of", "known_at", "now",
-                                                                    "at", "since", "until"}:
+    if (
+        n in {"limit", "k", "skip", "offset", "first", "batch_size", "n", "depth", "size"}
+        or n.endswith(("_ms", "_at", "_count", "_limit"))
+        or n in {"as_of", "known_at", "now", "at", "since", "until"}
+    ):
         return 0
     if n.endswith(("_weight", "_score", "threshold")) or n in {"weight", "score", "confidence"}:
         return 0.0

@@ -9,9 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Annotated
-
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -91,8 +90,11 @@ def up(
     from remgraph.settings import Settings
 
     s = Settings()
-    asyncio.run(run_serve(s, host=host or s.api.host, port=port or s.api.port,
-                          ingest=paths or [], create_key=True))
+    asyncio.run(
+        run_serve(
+            s, host=host or s.api.host, port=port or s.api.port, ingest=paths or [], create_key=True
+        )
+    )
 
 
 def _describe_validation(e: ValidationError) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,8 +27,11 @@ console = Console()
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, but SIGINT/SIGTERM only ask it to exit: its default re-raises the signal after
-    shutdown, which would interrupt our cleanup (closing the graph, stopping the embedded engine)."""
+    """uvicorn whose SIGINT/SIGTERM only ask it to exit.
+
+    Its default re-raises the signal after shutdown, which would interrupt our cleanup (closing the
+    graph, stopping the embedded engine).
+    """
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -42,8 +46,28 @@ class _Server(uvicorn.Server):
                 loop.remove_signal_handler(sig)
 
 
-async def serve(settings: Settings, *, host: str, port: int,
-                ingest: Sequence[Path] = (), create_key: bool = False) -> None:
+def _curl_example(host: str, port: int, secret: str, projects: Sequence[str]) -> str:
+    """A ready-to-paste request for the first project's context."""
+    project = projects[0] if projects else "PROJECT"
+    query = (
+        f'{{ context(query: "what should I know?", project: "{project}", tokenBudget: 800) '
+        "{ ... on ContextPayload { items { kind score text } } } }"
+    )
+    body = json.dumps({"query": query})
+    return (
+        f"try:\n  curl -s http://{host}:{port}/graphql -H 'Authorization: Bearer {secret}' "
+        f"-H 'Content-Type: application/json' -d '{body}'"
+    )
+
+
+async def serve(
+    settings: Settings,
+    *,
+    host: str,
+    port: int,
+    ingest: Sequence[Path] = (),
+    create_key: bool = False,
+) -> None:
     """Open (or start) the engine, migrate, optionally ingest, then serve until interrupted.
 
     An embedded engine started here is stopped when the server exits.
@@ -54,30 +78,44 @@ async def serve(settings: Settings, *, host: str, port: int,
         embedder = make_embedder(settings.embedding)
         if ingest:
             console.print(f"ingesting {', '.join(map(str, ingest))} ...")
-            report = await ingest_paths(conn.db, settings, list(ingest),
-                                        hooks=extraction_hooks(conn.db, settings, embedder),
-                                        embedder=embedder)
+            report = await ingest_paths(
+                conn.db,
+                settings,
+                list(ingest),
+                hooks=extraction_hooks(conn.db, settings, embedder),
+                embedder=embedder,
+            )
             table = Table(title="ingest", show_header=True)
             for col in ("files", "sessions", "new turns", "unchanged", "failed", "issues", "s"):
                 table.add_column(col)
-            table.add_row(str(len(report.files)), str(report.sessions), str(report.turns_new),
-                          str(report.turns_unchanged), str(report.turns_failed),
-                          str(len(report.issues)), f"{report.timings.get('total', 0):.1f}")
+            table.add_row(
+                str(len(report.files)),
+                str(report.sessions),
+                str(report.turns_new),
+                str(report.turns_unchanged),
+                str(report.turns_failed),
+                str(len(report.issues)),
+                f"{report.timings.get('total', 0):.1f}",
+            )
             console.print(table)
         if create_key:
             projects = [p.id for p in await ProjectRepository(conn.db).list(limit=1000)]
             _, secret = await ApiKeyRepository(conn.db).create("remgraph up", projects)
-            console.print(f"API key for projects {', '.join(projects) or '(none yet)'} "
-                          f"(shown once):\n  [bold]{secret}[/]")
             console.print(
-                "try:\n  curl -s http://%s:%d/graphql -H 'Authorization: Bearer %s' "
-                "-H 'Content-Type: application/json' -d '{\"query\":\"{ projects { edges { node "
-                "{ id name } } } }\"}'" % (host, port, secret), highlight=False, soft_wrap=True)
+                f"API key for projects {', '.join(projects) or '(none yet)'} "
+                f"(shown once):\n  [bold]{secret}[/]"
+            )
+            console.print(
+                _curl_example(host, port, secret, projects), highlight=False, soft_wrap=True
+            )
         app = create_app(settings, api_services(conn.db, settings, embedder))
-        server = _Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                               lifespan="on"))
-        console.print(f"[green]remgraph API[/] on http://{host}:{port}/graphql "
-                      f"(engine: {conn.db.address}; Ctrl-C stops)")
+        server = _Server(
+            uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+        )
+        console.print(
+            f"[green]remgraph API[/] on http://{host}:{port}/graphql "
+            f"(engine: {conn.db.address}; Ctrl-C stops)"
+        )
         await server.serve()
     finally:
         await conn.close()

@@ -10,6 +10,6 @@ from ingest.config import IngestSettings
 class Settings(ApiSettings, IngestSettings, ConsolidateSettings):
     """All of remgraph's settings (`REMGRAPH_*`, nested with `__`, `.env` honoured).
 
-    It is an `ApiSettings`, an `IngestSettings` and a `ConsolidateSettings` at once, so the composition
-    root hands the same object to every package.
+    It is an `ApiSettings`, an `IngestSettings` and a `ConsolidateSettings` at once, so the
+    composition root hands the same object to every package.
     """

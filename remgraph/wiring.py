@@ -19,9 +19,10 @@ from ingest.service import IngestService
 from remgraph.settings import Settings
 
 
-def extraction_hooks(db: GraphDB, settings: IngestSettings,
-                     embedder: Embedder | None = None) -> Sequence[PostSessionHook]:
-    """Post-session hooks of an ingest run: knowledge extraction (offline, or LLM when configured)."""
+def extraction_hooks(
+    db: GraphDB, settings: IngestSettings, embedder: Embedder | None = None
+) -> Sequence[PostSessionHook]:
+    """Post-session hooks of an ingest run: knowledge extraction (offline, or LLM if configured)."""
     del db  # the hook receives the graph per call
     return [ExtractionHook(settings, embedder=embedder)]
 
@@ -30,8 +31,9 @@ def api_services(db: GraphDB, settings: Settings, embedder: Embedder | None = No
     """The API's ports wired to the real ingest pipeline and REM cycle on an open graph."""
     emb = embedder or make_embedder(settings.embedding)
     return ApiServices(
-        ingestor=IngestService(db, settings, embedder=emb,
-                               hooks=extraction_hooks(db, settings, emb)),
+        ingestor=IngestService(
+            db, settings, embedder=emb, hooks=extraction_hooks(db, settings, emb)
+        ),
         consolidator=RemService(db, settings),
         embedder=emb,
         db=db,

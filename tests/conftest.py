@@ -1,8 +1,8 @@
 """Shared fixtures: markers by directory, a network guard, and the embedded engine.
 
-One embedded FalkorDB server runs per test session (in a temporary data directory, on a Unix socket);
-each test gets its own freshly migrated graph (a separate FalkorDB key), so tests never see each
-other's data and need no wipe.
+One embedded FalkorDB server runs per test session (in a temporary data directory, on a Unix
+socket); each test gets its own freshly migrated graph (a separate FalkorDB key), so tests never see
+each other's data and need no wipe.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _real_connect = socket.socket.connect
 
 
 def _guarded_connect(self: socket.socket, address: object) -> None:
-    """Refuse connections to anything but loopback and Unix sockets: tests never reach the network."""
+    """Refuse connections to anything but loopback and Unix sockets: no test reaches the network."""
     if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
         host = str(address[0])
         if not (host.startswith("127.") or host in {"::1", "localhost"}):
@@ -83,8 +83,9 @@ def graph_settings(embedded_server: EmbeddedServer, tmp_path: Path) -> GraphSett
 @pytest.fixture
 async def graph_db(graph_settings: GraphSettings) -> AsyncIterator[FalkorDBGraph]:
     """A migrated, empty graph on the embedded engine, dropped after the test."""
-    db = FalkorDBGraph(graph_name=graph_settings.graph_name,
-                       unix_socket=str(graph_settings.falkordb.unix_socket))
+    db = FalkorDBGraph(
+        graph_name=graph_settings.graph_name, unix_socket=str(graph_settings.falkordb.unix_socket)
+    )
     await migrate(db)
     yield db
     await db.drop()

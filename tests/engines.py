@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -52,8 +51,10 @@ def neo4j_conn() -> Iterator[tuple[str, str, str]]:
 async def any_db(request: pytest.FixtureRequest, graph_settings) -> AsyncIterator[GraphDB]:
     """A migrated empty graph on each available engine."""
     if request.param == "falkordb":
-        db: GraphDB = FalkorDBGraph(graph_name=graph_settings.graph_name,
-                                    unix_socket=str(graph_settings.falkordb.unix_socket))
+        db: GraphDB = FalkorDBGraph(
+            graph_name=graph_settings.graph_name,
+            unix_socket=str(graph_settings.falkordb.unix_socket),
+        )
         await migrate(db)
         yield db
         await db.drop()  # type: ignore[attr-defined]  # FalkorDBGraph-only helper
@@ -69,4 +70,3 @@ async def any_db(request: pytest.FixtureRequest, graph_settings) -> AsyncIterato
     yield ndb
     await ndb.autocommit(Q(_WIPE))
     await ndb.close()
-    del uuid

@@ -160,8 +160,14 @@ class FalkorDBGraph:
         self.graph_name = graph_name
         self._timeout_ms = int(query_timeout_s * 1000)
 
-    async def _run(self, query: QueryRef, modes: Mode | tuple[Mode, ...], params: dict[str, Any],
-                   *, read_only: bool) -> list[Row]:
+    async def _run(
+        self,
+        query: QueryRef,
+        modes: Mode | tuple[Mode, ...],
+        params: dict[str, Any],
+        *,
+        read_only: bool,
+    ) -> list[Row]:
         q = resolve(query, self.dialect, modes)
         check_params(q, params)
         text = params_header(params) + q.text
@@ -184,7 +190,10 @@ class FalkorDBGraph:
         rows = [dict(zip(cols, (_plain(v) for v in r), strict=True)) for r in res.result_set]
         log.debug(
             "query %s rows=%d ms=%.1f params=%s",
-            q.name, len(rows), (time.perf_counter() - started) * 1000, summarize(params),
+            q.name,
+            len(rows),
+            (time.perf_counter() - started) * 1000,
+            summarize(params),
         )
         return rows
 
@@ -229,16 +238,24 @@ class FalkorDBGraph:
         # needs an exact-match index on the property first: the schema file creates that index in
         # the statement before this one.
         await self._graph.execute_command(
-            "GRAPH.CONSTRAINT", "CREATE", self.graph_name, "UNIQUE", "NODE", label,
-            "PROPERTIES", "1", prop,
+            "GRAPH.CONSTRAINT",
+            "CREATE",
+            self.graph_name,
+            "UNIQUE",
+            "NODE",
+            label,
+            "PROPERTIES",
+            "1",
+            prop,
         )
 
     async def wait_for_indexes(self, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
             rows = await self.read(_INDEX_STATUS)
-            pending = [r["name"] for r in rows if str(r["state"]).upper() not in {"OPERATIONAL",
-                                                                                 "ONLINE"}]
+            pending = [
+                r["name"] for r in rows if str(r["state"]).upper() not in {"OPERATIONAL", "ONLINE"}
+            ]
             if not pending:
                 return
             if time.monotonic() > deadline:

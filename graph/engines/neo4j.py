@@ -74,8 +74,13 @@ class Neo4jGraph:
             user_agent="remgraph/0.1",
         )
 
-    async def _execute(self, query: QueryRef, modes: Mode | tuple[Mode, ...],
-                       params: dict[str, Any], routing: neo4j.RoutingControl) -> list[Row]:
+    async def _execute(
+        self,
+        query: QueryRef,
+        modes: Mode | tuple[Mode, ...],
+        params: dict[str, Any],
+        routing: neo4j.RoutingControl,
+    ) -> list[Row]:
         q = resolve(query, self.dialect, modes)
         check_params(q, params)
         started = time.perf_counter()
@@ -92,8 +97,13 @@ class Neo4jGraph:
                     database_=self._db,
                 )
                 rows = [r.data() for r in records]
-        log.debug("query %s rows=%d ms=%.1f params=%s", q.name, len(rows),
-                  (time.perf_counter() - started) * 1000, summarize(params))
+        log.debug(
+            "query %s rows=%d ms=%.1f params=%s",
+            q.name,
+            len(rows),
+            (time.perf_counter() - started) * 1000,
+            summarize(params),
+        )
         return [{k: _plain(v) for k, v in r.items()} for r in rows]
 
     async def read(self, query: QueryRef, **params: Any) -> list[Row]:

@@ -37,9 +37,10 @@ def test_start_status_stop_lifecycle(server: EmbeddedServer) -> None:
     assert server.status().running is False
     assert server.start() is True
     st = server.status()
-    assert st.running and st.pid is not None
+    assert st.running
+    assert st.pid is not None
     assert server.start() is False  # already running: a second start is a no-op
-    mode = stat.S_IMODE(os.stat(server.socket_path).st_mode)
+    mode = stat.S_IMODE(server.socket_path.stat().st_mode)
     assert mode == 0o700  # only our user may connect
     r = Redis(unix_socket_path=str(server.socket_path))
     try:
@@ -69,7 +70,7 @@ def test_unwritable_data_dir_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     server = EmbeddedServer(EmbeddedSettings(data_dir=blocker / "data"))
-    with pytest.raises(EngineStartError, match="not writable.*REMGRAPH_EMBEDDED__DATA_DIR"):
+    with pytest.raises(EngineStartError, match=r"not writable.*REMGRAPH_EMBEDDED__DATA_DIR"):
         server.start()
 
 
@@ -113,14 +114,20 @@ async def test_backup_restore_round_trip(server: EmbeddedServer, tmp_path: Path)
     await restore(tmp_path / "b.rgbak", unix_socket=sock, replace=True)
     ids = [r["id"] for r in await db.read(_APPLIED)]
     await db.close()
-    assert "before" in ids and "after" not in ids
+    assert "before" in ids
+    assert "after" not in ids
 
 
 def _cli(args: list[str], data: Path, **env: str) -> subprocess.CompletedProcess[str]:
     e = {**os.environ, "REMGRAPH_EMBEDDED__DATA_DIR": str(data), **env}
     e.pop("REMGRAPH_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "remgraph", *args], capture_output=True,
-                          text=True, env=e, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "remgraph", *args],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=120,
+    )
 
 
 def test_cli_start_migrate_status_stop(tmp_path: Path) -> None:
@@ -131,7 +138,8 @@ def test_cli_start_migrate_status_stop(tmp_path: Path) -> None:
         assert mig.returncode == 0, mig.stderr
         st = _cli(["db", "status"], data)
         assert st.returncode == 0, st.stderr
-        assert "running" in st.stdout and "0001_constraints" in st.stdout
+        assert "running" in st.stdout
+        assert "0001_constraints" in st.stdout
         again = _cli(["db", "migrate"], data)
         assert "applied: none" in again.stdout.replace("\n", " ")
     finally:
@@ -148,8 +156,13 @@ def test_cli_bad_setting_is_one_line_without_traceback(tmp_path: Path) -> None:
 
 
 def test_cli_unreachable_engine_names_the_address(tmp_path: Path) -> None:
-    res = _cli(["db", "migrate"], tmp_path, REMGRAPH_ENGINE="falkordb",
-               REMGRAPH_FALKORDB__PORT="1", REMGRAPH_FALKORDB__HOST="127.0.0.1")
+    res = _cli(
+        ["db", "migrate"],
+        tmp_path,
+        REMGRAPH_ENGINE="falkordb",
+        REMGRAPH_FALKORDB__PORT="1",
+        REMGRAPH_FALKORDB__HOST="127.0.0.1",
+    )
     assert res.returncode == 1
     assert "redis://127.0.0.1:1" in res.stderr
     assert "Traceback" not in res.stderr

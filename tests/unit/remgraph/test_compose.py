@@ -17,7 +17,8 @@ def _compose() -> dict:
 def test_neo4j_is_pinned_and_needs_a_password() -> None:
     neo4j = _compose()["services"]["neo4j"]
     image = neo4j["image"]
-    assert image.startswith("neo4j:5.26.") and "latest" not in image
+    assert image.startswith("neo4j:5.26.")
+    assert "latest" not in image
     assert "${NEO4J_PASSWORD:?" in neo4j["environment"]["NEO4J_AUTH"]
     assert "cypher-shell" in " ".join(neo4j["healthcheck"]["test"])
     assert neo4j["volumes"]
