@@ -257,3 +257,24 @@ async def test_a_correction_graduates_and_contradiction_demotes(graph_db, rem_se
     assert props["cor_rule"]["status"] == "preference"
     kinds = {f.kind for f in await FindingRepository(graph_db).list_findings("p")}
     assert "contradicted" in kinds
+
+
+async def test_reworded_lessons_embedded_by_the_real_model_merge(graph_db, rem_settings):
+    from tests.shared_embedder import shared_local_embedder
+
+    texts = {
+        "les_first": "Always run the database migrations before running the test suite.",
+        "les_again": "Run the database migrations before the test suite, always.",
+        "les_other": "Cache embeddings by content hash to avoid recomputing them.",
+    }
+    vectors = await shared_local_embedder().embed(list(texts.values()))
+    lessons = [
+        _lesson(i, t, tuple(float(x) for x in v), days=20 - n)
+        for n, ((i, t), v) in enumerate(zip(texts.items(), vectors, strict=True))
+    ]
+    await put_lessons(graph_db, lessons)
+    report = await run_job("duplicates", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.summary["merged_lessons"] == 1
+    assert report.summary["review"] == 0
+    live = {r.lesson.id for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
+    assert live == {"les_first", "les_other"}
