@@ -5,9 +5,9 @@
 //      smoothed score in (-1, 1) that ranking multiplies into the item's weight.
 MATCH (n:Correction {id: $id})
 WHERE (n.project IN $projects OR '*' IN $projects) AND n.expired_at > $now
-SET n.usage_count = coalesce(n.usage_count, 0) + $used,
-    n.helpful_count = coalesce(n.helpful_count, 0) + $helpful,
-    n.harmful_count = coalesce(n.harmful_count, 0) + $harmful
-SET n.effectiveness = toFloat(n.helpful_count - n.harmful_count) / (n.helpful_count + n.harmful_count + 2)
-RETURN n.id AS id, n.usage_count AS usage_count, n.helpful_count AS helpful_count,
-       n.harmful_count AS harmful_count, n.effectiveness AS effectiveness
+WITH n, coalesce(n.usage_count, 0) + $used AS u, coalesce(n.helpful_count, 0) + $helpful AS h,
+     coalesce(n.harmful_count, 0) + $harmful AS x
+SET n.usage_count = u, n.helpful_count = h, n.harmful_count = x,
+    n.effectiveness = toFloat(h - x) / (h + x + 2)
+RETURN n.id AS id, u AS usage_count, h AS helpful_count, x AS harmful_count,
+       toFloat(h - x) / (h + x + 2) AS effectiveness

@@ -23,6 +23,8 @@ from graph.repositories.projects import ProjectRepository
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.topics import TopicRepository
 from graph.repositories.turns import TurnRepository
+from ingest.config import IngestSettings
+from ingest.service import IngestService
 from tests.shared_embedder import shared_local_embedder
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -193,6 +195,10 @@ async def seeded(graph_db) -> Seeded:
 @pytest.fixture
 def make_services(graph_db) -> Callable[..., ApiServices]:
     def make(**kw: Any) -> ApiServices:
+        # The real ingest pipeline, wired the way the composition root wires it.
+        kw.setdefault(
+            "ingestor", IngestService(graph_db, IngestSettings(), embedder=shared_local_embedder())
+        )
         return ApiServices(db=graph_db, embedder=shared_local_embedder(), **kw)
 
     return make

@@ -1,0 +1,56 @@
+"""Limits: query depth, aliases, body size, and masked unexpected errors."""
+
+from __future__ import annotations
+
+from tests.integration.api.conftest import gql
+
+
+async def test_too_deep_query_is_refused(client, keys):
+    deep = """{ projects { ... on ProjectConnection { nodes { sessions { nodes { turns {
+      nodes { session { turns { nodes { session { id } } } } } } } } } } } }"""
+    r = await gql(client, deep, keys["alpha"])
+    body = r.json()
+    assert body["data"] is None
+    assert "exceeds maximum operation depth" in body["errors"][0]["message"]
+
+
+async def test_too_many_aliases_are_refused(client, keys):
+    q = "{ " + " ".join(f'a{i}: turn(id: "x") {{ __typename }}' for i in range(40)) + " }"
+    body = (await gql(client, q, keys["alpha"])).json()
+    assert "aliases found" in body["errors"][0]["message"]
+
+
+async def test_oversize_body_gets_413_with_a_clear_message(client, keys):
+    huge = "x" * 30_000  # the test app allows 20 000 bytes
+    r = await client.post(
+        "/graphql",
+        json={"query": f'{{ turn(id: "{huge}") {{ __typename }} }}'},
+        headers={"Authorization": f"Bearer {keys['alpha']}"},
+    )
+    assert r.status_code == 413
+    msg = r.json()["errors"][0]["message"]
+    assert "request body too large" in msg
+    assert "20000" in msg
+    assert "REMGRAPH_API__MAX_BODY_BYTES" in msg
+
+
+async def test_oversize_streamed_body_without_length_gets_413(client, keys):
+    async def chunks():
+        for _ in range(30):
+            yield b"x" * 1000
+
+    r = await client.post(
+        "/graphql",
+        content=chunks(),
+        headers={"Authorization": f"Bearer {keys['alpha']}", "Content-Type": "application/json"},
+    )
+    assert r.status_code == 413
+
+
+async def test_page_size_over_the_maximum_is_invalid_input(client, keys):
+    r = await gql(
+        client,
+        "{ sessions(first: 100000) { __typename ... on InvalidInput { field } } }",
+        keys["alpha"],
+    )
+    assert r.json()["data"]["sessions"] == {"__typename": "InvalidInput", "field": "first"}
