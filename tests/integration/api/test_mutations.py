@@ -95,7 +95,10 @@ async def test_feedback_counts_and_effectiveness(client, keys):
         input={"project": "alpha", "itemId": "xyz", "signal": "USED"},
     )
     assert r.json()["data"]["recordFeedback"] == {"__typename": "InvalidInput", "field": "kind"}
-    q = '{ lesson(id: "les_alpha") { ... on Lesson { usageCount effectiveness versions { version } } } }'
+    q = (
+        '{ lesson(id: "les_alpha") { ... on Lesson { usageCount effectiveness versions {'
+        " version } } } }"
+    )
     assert (await gql(client, q, keys["alpha"])).json()["data"]["lesson"] == {
         "usageCount": 4,
         "effectiveness": 0.2,
@@ -116,8 +119,8 @@ async def test_confirm_correction_makes_a_rule(client, keys):
 
 
 async def test_close_fact_keeps_it_for_earlier_as_of_reads(client, keys):
-    m = """mutation { closeFact(project: "alpha", id: "fct_alpha", validTo: "2024-01-01T00:00:00Z") {
-      __typename ... on Fact { id validTo } } }"""
+    m = """mutation { closeFact(project: "alpha", id: "fct_alpha",
+      validTo: "2024-01-01T00:00:00Z") { __typename ... on Fact { id validTo } } }"""
     r = await gql(client, m, keys["alpha"])
     assert r.json()["data"]["closeFact"] == {
         "__typename": "Fact",
