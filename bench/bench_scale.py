@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -96,6 +97,23 @@ def queries(n: int, seed: int = 3) -> list[tuple[str, str | None]]:
     return out
 
 
+def _cpu_s() -> float:
+    """User + system CPU seconds of this process and its threads."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _proc_cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds of another process (0 when unknown)."""
+    if not pid:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def dir_bytes(path: Path) -> int:
     """Bytes of all files under `path`."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
@@ -152,6 +170,7 @@ async def run_size(
     row: dict[str, Any] = {
         "turns": gen["turns"],
         "sessions": gen["sessions"],
+        "turn_embeddings": embed,
         "generate_s": round(time.perf_counter() - t, 1),
         "corpus_bytes": dir_bytes(corpus),
     }
@@ -164,14 +183,16 @@ async def run_size(
             settings = IngestSettings(
                 engine=Engine.FALKORDB,
                 graph_name="scale",
-                ingest={"batch_size": 256},
+                ingest={"batch_size": 256, "embed": embed},
                 _env_file=None,
             )
             hook = ExtractionHook(settings, embedder=emb)
             t = time.perf_counter()
+            cpu0, eng0 = _cpu_s(), _proc_cpu_s(server.status().pid)
             rep = await ingest_paths(db, settings, [corpus], embedder=emb, hooks=[hook])
             ex = await hook.finish(db)
             ingest_s = time.perf_counter() - t
+            cpu1, eng1 = _cpu_s(), _proc_cpu_s(server.status().pid)
             row["ingest"] = {
                 "seconds": round(ingest_s, 1),
                 "turns_per_s": round(rep.turns_new / ingest_s, 1),
@@ -179,6 +200,10 @@ async def run_size(
                 "failed": rep.turns_failed,
                 "stages_s": {k: round(v, 1) for k, v in rep.timings.items()},
                 "extraction_s": round(ex.seconds, 1),
+                # CPU time is what contention does not change: the ingest process's and the
+                # engine's CPU seconds spent on this ingest
+                "ingest_process_cpu_s": round(cpu1 - cpu0, 1),
+                "engine_cpu_s": round(eng1 - eng0, 1),
             }
             row["knowledge"] = {
                 k: v for k, v in ex.model_dump().items() if isinstance(v, int) and v
@@ -251,6 +276,10 @@ def main() -> None:
             row["wall_s"] = round(time.perf_counter() - t, 1)
             row["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
             row["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        (
+            Path(tempfile.gettempdir())
+            / f"scale-{size}-{'emb' if row['turn_embeddings'] else 'noemb'}.partial.json"
+        ).write_text(json.dumps(row, indent=1))  # kept if the merge below fails
         out = merge([row], args.notes)  # after each size: a crash later keeps what was measured
         print(json.dumps(row, indent=1))
         print(f"wrote {out}")

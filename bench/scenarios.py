@@ -847,6 +847,16 @@ async def load(
                 if (await label_counts(probe)).get("Turn", 0) > 8:
                     break
                 await asyncio.sleep(0.1)
+            async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+                # warm-up: the API process loads its query embedder on the first `context` call
+                await c.post(
+                    "/graphql",
+                    headers={"Authorization": f"Bearer {keys['all']}"},
+                    json={
+                        "query": CONTEXT_QUERY,
+                        "variables": {"q": "warm up", "p": "alpha", "limit": 1},
+                    },
+                )
             turns_start = (await label_counts(probe)).get("Turn", 0)
             latencies: list[float] = []
             attempts = [0]
