@@ -14,4 +14,5 @@ async def test_sixteen_clients_during_an_ingest_get_no_errors(tmp_path: Path):
     assert r["errors"] == 0, r["error_examples"]
     assert r["requests"] >= 16
     assert r["status_codes"] == {"200": r["requests"]}
-    assert r["turns_ingested_during_window"] > 0
+    # the ingest really ran during the window (on a slow machine a batch may not land in 15 s)
+    assert r["turns_ingested_during_window"] > 0 or r["ingest_ran_whole_window"]
