@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import uuid
@@ -113,6 +114,10 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
         conn = await open_graph(cfg)
         db = conn.db
     embedder = svc.embedder or make_embedder(cfg.embedding)
+    if svc.ingestor is None and svc.make_ingestor is not None:
+        svc = dataclasses.replace(svc, ingestor=svc.make_ingestor(db, embedder))
+    if svc.consolidator is None and svc.make_consolidator is not None:
+        svc = dataclasses.replace(svc, consolidator=svc.make_consolidator(db, embedder))
     keys = ApiKeyRepository(db)
     try:
         yield Resources(

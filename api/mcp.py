@@ -27,9 +27,6 @@ _ITEM = (
     "provenance { project sessionId turnIds timestamp speaker }"
 )
 _SCOPE_ERRORS = "... on InvalidInput { field message } ... on Forbidden { project message }"
-_ERRORS = (
-    _SCOPE_ERRORS + " ... on NotFound { kind id message } ... on Unavailable { capability message }"
-)
 
 CONTEXT_DOC = (
     "query($query: String!, $project: String, $tokenBudget: Int, $limit: Int!, $asOf: DateTime) {"
@@ -49,12 +46,15 @@ SEARCH_DOC = (
 )
 INGEST_DOC = (
     "mutation($input: IngestTurnsInput!) { ingestTurns(input: $input) { __typename"
-    " ... on IngestTurnsPayload { sessionId turnIds added failures } " + _ERRORS + " } }"
+    " ... on IngestTurnsPayload { sessionId turnIds added failures } "
+    + _SCOPE_ERRORS
+    + " ... on Unavailable { capability message } } }"
 )
 FEEDBACK_DOC = (
     "mutation($input: RecordFeedbackInput!) { recordFeedback(input: $input) { __typename"
     " ... on FeedbackPayload { id kind usageCount helpfulCount harmfulCount effectiveness } "
-    + _ERRORS
+    + _SCOPE_ERRORS
+    + " ... on NotFound { notFoundKind: kind message }"
     + " } }"
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from api.auth import KeyResolver
@@ -22,12 +23,16 @@ class ApiServices:
         consolidator: runs REM jobs (`runJob`, `remStatus`, ...).
         embedder: query embedder; None builds one from the embedding settings on startup.
         db: an already open graph (tests, the eval); None opens the configured engine.
+        make_ingestor: builds the ingestor once the graph is open (when `ingestor` is None).
+        make_consolidator: builds the consolidator once the graph is open.
     """
 
     ingestor: TurnIngestor | None = None
     consolidator: Consolidator | None = None
     embedder: Embedder | None = None
     db: GraphDB | None = None
+    make_ingestor: Callable[[GraphDB, Embedder], TurnIngestor] | None = None
+    make_consolidator: Callable[[GraphDB, Embedder], Consolidator] | None = None
 
 
 @dataclass
