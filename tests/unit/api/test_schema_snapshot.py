@@ -15,8 +15,18 @@ def test_committed_schema_matches_code():
 
 def test_schema_has_the_documented_surface():
     sdl = SDL.read_text(encoding="utf-8")
-    for field in ("context(", "search(", "sessions(", "lessons(", "facts(", "corrections(",
-                  "ingestTurns(", "recordFeedback(", "confirmCorrection(", "closeFact("):
+    for field in (
+        "context(",
+        "search(",
+        "sessions(",
+        "lessons(",
+        "facts(",
+        "corrections(",
+        "ingestTurns(",
+        "recordFeedback(",
+        "confirmCorrection(",
+        "closeFact(",
+    ):
         assert field in sdl, field
     for union in ("union ContextResult = ContextPayload | InvalidInput | Forbidden",):
         assert union in sdl
