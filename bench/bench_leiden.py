@@ -48,15 +48,20 @@ COMMUNITY = 100
 
 
 def planted(nodes: int, edges: int, seed: int = 7) -> list[tuple[str, str, float]]:
-    """`edges` random edges, 90% inside planted communities of `COMMUNITY` nodes."""
+    """`edges` distinct undirected edges, 90% inside planted communities of `COMMUNITY` nodes."""
     rng = np.random.default_rng(seed)
-    u = rng.integers(0, nodes, edges)
-    inside = rng.random(edges) < 0.9
+    draw = int(edges * 1.3) + 1_000
+    u = rng.integers(0, nodes, draw)
+    inside = rng.random(draw) < 0.9
     base = (u // COMMUNITY) * COMMUNITY
-    v_in = base + rng.integers(0, COMMUNITY, edges)
-    v = np.where(inside, np.minimum(v_in, nodes - 1), rng.integers(0, nodes, edges))
+    v_in = base + rng.integers(0, COMMUNITY, draw)
+    v = np.where(inside, np.minimum(v_in, nodes - 1), rng.integers(0, nodes, draw))
+    lo, hi = np.minimum(u, v), np.maximum(u, v)
+    keys = lo[lo != hi] * nodes + hi[lo != hi]
+    _, first = np.unique(keys, return_index=True)
+    keys = keys[np.sort(first)][:edges]  # distinct pairs, in drawing order
     ids = [f"top_{i:06d}" for i in range(nodes)]
-    return [(ids[a], ids[b], 1.0) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b]
+    return [(ids[k // nodes], ids[k % nodes], 1.0) for k in keys.tolist()]
 
 
 def recovered(membership: dict[Any, int], nodes: int) -> float:
