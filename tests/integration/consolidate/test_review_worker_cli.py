@@ -239,3 +239,74 @@ async def test_cli_walks_findings_interactively(graph_db, graph_settings, tmp_pa
         f.status for f in await FindingRepository(graph_db).list_findings("p", status=None)
     )
     assert statuses == ["applied", "rejected"]
+
+
+async def test_link_and_create_lesson_actions(graph_db, rem_settings):
+    from graph.cypher import Q
+    from graph.models import Topic
+
+    await put_lessons(
+        graph_db,
+        [
+            Lesson(
+                id="les_x",
+                project="p",
+                title="pin the falkordb version",
+                embedding=vec(2, 1),
+                valid_from=at(3),
+                recorded_at=at(3),
+            ),
+            Lesson(
+                id="les_y",
+                project="p",
+                title="pin the redis client",
+                embedding=vec(2, 2),
+                valid_from=at(3),
+                recorded_at=at(3),
+            ),
+            Lesson(
+                id="les_lonely",
+                project="p",
+                title="lonely",
+                embedding=vec(2, 3, noise=0.6),
+                valid_from=at(3),
+                recorded_at=at(3),
+            ),
+        ],
+    )
+    from tests.integration.consolidate.seed import put_topics
+
+    await put_topics(
+        graph_db,
+        [
+            Topic(
+                id="top_t",
+                title="release pinning",
+                projects=("p",),
+                sessions=("a", "b", "c"),
+                message_count=6,
+                valid_from=at(3),
+                recorded_at=at(3),
+            )
+        ],
+    )
+    await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    await run_job("extraction", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    service = RemService(graph_db, rem_settings)
+    found = {
+        f["kind"]: f
+        for f in await service.findings(project="p", status="open")
+        if f["kind"] != "orphan" or f["target_ids"][0] == "les_lonely"
+    }
+    assert found["orphan"]["proposed_action"] == "link"
+    assert found["theme_without_lesson"]["proposed_action"] == "create_lesson"
+    for kind in ("orphan", "theme_without_lesson"):
+        done = await service.review_finding(
+            project="p", finding_id=found[kind]["id"], status="approve"
+        )
+        assert done["status"] == "applied"
+    links = await graph_db.read(Q("community.project_links"), now=to_ms(NOW))
+    pairs = {(r["source_id"], r["target_id"]) for r in links}
+    assert ("les_lonely", found["orphan"]["target_ids"][1]) in pairs
+    lessons = {r.lesson.title for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
+    assert "release pinning" in lessons
