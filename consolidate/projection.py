@@ -137,7 +137,7 @@ def similar_pairs(
     *,
     threshold: float,
     k: int = 10,
-    block: int = 2_048,
+    block: int | None = None,
 ) -> list[tuple[str, str, float]]:
     """Pairs (a < b) whose cosine ≥ `threshold`, among each item's `k` nearest neighbours."""
     n = len(ids)
@@ -146,16 +146,26 @@ def similar_pairs(
     unit = normalize_rows(np.asarray(vectors, dtype=np.float32))
     found: dict[tuple[str, str], float] = {}
     kk = min(k, n - 1)
-    for start in range(0, n, block):
-        sims = unit[start : start + block] @ unit.T
+    # about 32M similarities (128 MB of float32) per block, whatever n
+    step = block or max(16, min(4_096, 32_000_000 // n))
+    for start in range(0, n, step):
+        sims = unit[start : start + step] @ unit.T
         rows_idx = np.arange(sims.shape[0])
         sims[rows_idx, start + rows_idx] = -1.0  # never pair an item with itself
-        top = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
-        vals = np.take_along_axis(sims, top, axis=1)
-        for r, c in zip(*np.nonzero(vals >= threshold), strict=True):
-            a, b = ids[start + int(r)], ids[int(top[r, c])]
+        rr, cc = np.nonzero(sims >= threshold)
+        if not len(rr):
+            continue
+        vals = sims[rr, cc]
+        order = np.lexsort((cc, -vals, rr))  # by row, most similar first, ties by column
+        rr, cc, vals = rr[order], cc[order], vals[order]
+        rank = np.arange(len(rr)) - np.searchsorted(rr, rr)  # position within its row
+        keep = rank < kk
+        for r, c, val in zip(
+            rr[keep].tolist(), cc[keep].tolist(), vals[keep].tolist(), strict=True
+        ):
+            a, b = ids[start + r], ids[c]
             key = (a, b) if a < b else (b, a)
-            found[key] = max(found.get(key, 0.0), float(vals[r, c]))
+            found[key] = max(found.get(key, 0.0), val)
     return [(a, b, s) for (a, b), s in sorted(found.items())]
 
 

@@ -32,7 +32,7 @@ from graph.ids import make_id
 from graph.models import Community, CommunityRun
 from graph.repositories.communities import CommunityRepository
 
-MAX_SIMILARITY_NODES = 50_000
+MAX_SIMILARITY_NODES = 30_000
 """Above this many embedded items the O(n²) similarity pass is skipped (edges from provenance and
 links only); the count is reported."""
 
