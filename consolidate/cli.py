@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -113,14 +114,20 @@ def run(
         bool, typer.Option("--auto", help="Apply every recommended action without asking")
     ] = False,
     review: Annotated[
-        bool, typer.Option("--review/--no-review", help="Walk open findings afterwards")
-    ] = True,
+        bool | None,
+        typer.Option(
+            "--review/--no-review",
+            help="Walk open findings afterwards (default: when stdin is a terminal)",
+        ),
+    ] = None,
     out: OutOpt = None,
 ) -> None:
     """Run the due jobs (or --all, or --job NAME), then walk the findings (approve/reject/skip)."""
     s = settings()
     report = asyncio.run(_run(s, project, job or None, all_jobs, out))
     _print_cycle(report)
+    if review is None:
+        review = sys.stdin.isatty()
     if auto or review:
         asyncio.run(_walk(s, project, auto))
 

@@ -225,7 +225,7 @@ async def test_cli_walks_findings_interactively(graph_db, graph_settings, tmp_pa
         # duplicates proposes a merge, staleness an archive: approve the first, reject the next
         return runner.invoke(
             rem_app,
-            ["run", "--project", "p", "--job", "duplicates", "--job", "staleness"],
+            ["run", "--project", "p", "--job", "duplicates", "--job", "staleness", "--review"],
             input="approve\nr\n",
             catch_exceptions=False,
         )
