@@ -100,6 +100,22 @@ class BodyLimit:
                 await self._reject(send, None)
 
 
+class _Router(GraphQLRouter[Context, None]):
+    """Strawberry's router, answering 400 to JSON bodies that are not an object or a batch.
+
+    Strawberry calls `.get` on whatever the body decodes to, so `7` or `"x"` was a 500 (found by
+    the API fuzzer, `tests/integration/reliability/test_api_fuzz.py`). Raising `JSONDecodeError`
+    here takes strawberry's own "Unable to parse request body as JSON" 400 path.
+    """
+
+    def decode_json(self, data: str | bytes) -> object:
+        value = super().decode_json(data)
+        if not isinstance(value, dict | list):
+            text = data.decode(errors="replace") if isinstance(data, bytes) else data
+            raise json.JSONDecodeError("expected a JSON object", text, 0)
+        return value
+
+
 class _TooLargeError(Exception):
     """Raised inside the app when a streamed body passes the limit."""
 
@@ -185,7 +201,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         return Context(resources=resources, settings=cfg, principal=principal, request_id=rid)
 
     schema = build_schema(cfg)
-    router: GraphQLRouter[Context, None] = GraphQLRouter(
+    router = _Router(
         schema,
         context_getter=get_context,
         graphql_ide="graphiql" if cfg.env == "dev" else None,

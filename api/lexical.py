@@ -13,7 +13,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from api.understand import STOPWORDS
@@ -34,9 +34,16 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+@lru_cache(maxsize=50_000)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(
+        stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and len(w) > 1
+    )
+
+
 def tokenize(text: str) -> list[str]:
-    """Lower-case, drop stop words and one-letter words, stem."""
-    return [stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+    """Lower-case, drop stop words and one-letter words, stem (memoised per text)."""
+    return list(_tokens(text))
 
 
 def bm25(
@@ -61,7 +68,7 @@ def bm25(
     q = list(dict.fromkeys(t for w in query for t in tokenize(w)))
     if not q or not docs:
         return {}
-    toks = {i: tokenize(t) for i, t in docs.items()}
+    toks = {i: _tokens(t) for i, t in docs.items()}
     df: Counter[str] = Counter()
     for ts in toks.values():
         df.update(set(ts) & set(q))

@@ -161,7 +161,7 @@ def mmr_pack(
         return []
     top = max(r.score for r in scored) or 1.0
     # Diversity only reorders the head; bound the work to a few times what is returned.
-    pool = list(scored) if token_budget is not None else list(scored[: max(limit * 4, 50)])
+    pool = list(scored[: max(limit * 3, 60)])
     picked: list[Ranked] = []
     max_sim = [0.0] * len(pool)
     left = token_budget

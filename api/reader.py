@@ -98,16 +98,24 @@ class ScopedReader:
         self, reqs: Sequence[tuple[str, int, int]], projects: Sequence[str]
     ) -> list[list[Turn]]:
         """One page of turns (by ordinal offset) per `(session_id, skip, limit)` request."""
-        keyed = [
-            {"key": f"{i}", "session_id": s, "skip": skip, "limit": limit}
-            for i, (s, skip, limit) in enumerate(reqs)
-        ]
-        rows = await self._db.read(_SESSION_TURNS, reqs=keyed, projects=list(projects))
-        out: list[list[Turn]] = [[] for _ in reqs]
+        if not reqs:
+            return []
+        lo = min(r[1] for r in reqs)
+        hi = max(r[1] + r[2] for r in reqs)
+        rows = await self._db.read(
+            _SESSION_TURNS,
+            session_ids=sorted({r[0] for r in reqs}),
+            projects=list(projects),
+            skip=lo,
+            limit=hi - lo,
+        )
+        by_session: dict[str, list[Turn]] = {}
         for r in rows:
-            out[int(r["key"])].append(turn_from_record(r["props"]))
-        for page in out:
-            page.sort(key=lambda t: t.ordinal)
+            by_session.setdefault(r["session_id"], []).append(turn_from_record(r["props"]))
+        out: list[list[Turn]] = []
+        for sid, skip, limit in reqs:
+            turns = sorted(by_session.get(sid, []), key=lambda t: t.ordinal)
+            out.append([t for t in turns if skip <= t.ordinal < skip + limit])
         return out
 
     async def knowledge_page(

@@ -1,7 +1,6 @@
 // mode: read
 // params: ids, projects
 // returns: id, props
-UNWIND $ids AS nid
-MATCH (n:Fact {id: nid})
-WHERE (n.project IN $projects OR '*' IN $projects)
+MATCH (n:Fact)
+WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects)
 RETURN n.id AS id, n {.*, embedding: null} AS props

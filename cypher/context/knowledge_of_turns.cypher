@@ -2,8 +2,9 @@
 // params: ids, projects, as_of, known_at
 // returns: kind, id, project, text, confidence, weight, effectiveness, reinforcement, last_seen, half_life_days, status, valid_from, valid_to, turn_id
 // why: graph expansion: lessons, corrections and facts derived from the matched turns.
-UNWIND $ids AS tid
-MATCH (n)-[:DERIVED_FROM]->(t:Turn {id: tid})
+MATCH (t:Turn)
+WHERE t.id IN $ids
+MATCH (t)<-[:DERIVED_FROM]-(n)
 WHERE (n:Lesson OR n:Correction OR n:Fact)
   AND (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of

@@ -4,10 +4,9 @@
 // dialect-only: yes
 // why: the fields ranking needs for candidate turns in one round trip, with the cosine similarity
 //      to the query for every candidate (expanded ones too); never crosses projects.
-UNWIND $ids AS tid
-MATCH (t:Turn {id: tid})
-WHERE t.project IN $projects OR '*' IN $projects
-OPTIONAL MATCH (s:Session {id: t.session_id})
+MATCH (t:Turn)
+WHERE t.id IN $ids AND (t.project IN $projects OR '*' IN $projects)
+OPTIONAL MATCH (s:Session)-[:HAS_TURN]->(t)
 RETURN t.id AS id, t.project AS project, t.session_id AS session_id, t.ordinal AS ordinal,
        t.role AS role, t.speaker AS speaker, t.text AS text, t.token_estimate AS tokens,
        t.valid_from AS valid_from, t.valid_to AS valid_to, t.recorded_at AS recorded_at,

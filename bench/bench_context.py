@@ -1,0 +1,307 @@
+"""`context` latency over GraphQL: 8 concurrent clients on loopback, embedded engine.
+
+    python bench/bench_context.py [--turns 100000] [--knowledge 10000] [--requests 400]
+        [--clients 8] [--data-dir /tmp/ctxbench] [--keep]
+
+Builds a graph of synthetic sessions (`bench/generate.py` texts) written through the
+repositories, with random unit vectors as turn embeddings (latency does not depend on what the
+vectors mean, and embedding 100K texts would dominate the set-up), plus lessons, corrections and
+facts derived from random turns. Serves the real app with uvicorn on 127.0.0.1 and sends
+`context` queries (words drawn from stored turns) from concurrent clients, twice:
+
+- `with_query_embedding`: each request embeds its query with the local model (no cache);
+- `without_query_embedding`: the query vectors are precomputed (cache hit), so the numbers are the
+  service and the engine alone.
+
+Writes `bench/results/context.json` (p50/p95/p99 per run, graph size, server-side stage timings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import uvicorn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from api.app import create_app  # noqa: E402 - the repo root is put on sys.path first
+from api.config import ApiSettings  # noqa: E402
+from api.services import ApiServices  # noqa: E402
+from bench.common import percentiles, process_rss_mib, write_result  # noqa: E402
+from bench.generate import sentence, session_turns  # noqa: E402
+from graph.config import EmbeddedSettings, Engine  # noqa: E402
+from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
+from graph.embedded import EmbeddedServer  # noqa: E402
+from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
+from graph.migrate import migrate  # noqa: E402
+from graph.models import Correction, Fact, Lesson, Session, Turn  # noqa: E402
+from graph.repositories.api_keys import ApiKeyRepository  # noqa: E402
+from graph.repositories.corrections import CorrectionRepository  # noqa: E402
+from graph.repositories.facts import FactRepository  # noqa: E402
+from graph.repositories.lessons import LessonRepository  # noqa: E402
+from graph.repositories.projects import ProjectRepository  # noqa: E402
+from graph.repositories.sessions import SessionRepository  # noqa: E402
+from graph.repositories.turns import TurnRepository  # noqa: E402
+
+QUERY = """query($q: String!, $p: String!) { context(query: $q, project: $p, tokenBudget: 2000,
+  limit: 20) { __typename ... on ContextPayload { totalTokens items { id kind score } } } }"""
+PROJECTS = ("alpha", "beta", "gamma", "delta")
+
+
+async def build(db: FalkorDBGraph, n_turns: int, n_knowledge: int, seed: int) -> list[str]:
+    """Write the synthetic graph; returns sample turn texts to draw queries from."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    sessions, turns_repo = SessionRepository(db), TurnRepository(db)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    written = 0
+    samples: list[str] = []
+    turn_ids: list[tuple[str, str]] = []
+    s_i = 0
+    while written < n_turns:
+        project = PROJECTS[s_i % len(PROJECTS)]
+        n = min(n_turns - written, max(20, int(rng.lognormvariate(4.3, 0.7))))
+        start = t0 + timedelta(hours=6 * s_i)
+        sid = f"ses_bench_{s_i}"
+        s = Session(
+            id=sid,
+            project=project,
+            source="generic",
+            title=f"bench {s_i}",
+            source_key=sid,
+            started_at=start,
+            valid_from=start,
+            turn_count=n,
+        )
+        await sessions.upsert_many([s])
+        await ProjectRepository(db).link_sessions([s])
+        msgs = session_turns(rng, n)
+        turns = [
+            Turn(
+                id=f"trn_bench_{s_i}_{i}",
+                project=project,
+                session_id=sid,
+                ordinal=i,
+                role=m["role"],
+                text=m["content"][:2000],
+                token_estimate=len(m["content"][:2000]) // 4 + 1,
+                valid_from=start + timedelta(seconds=20 * i),
+            )
+            for i, m in enumerate(msgs)
+        ]
+        await turns_repo.upsert_many(turns)
+        vecs = nrng.standard_normal((len(turns), 384)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        await turns_repo.set_embeddings(zip([t.id for t in turns], vecs, strict=True))
+        await sessions.link_turns(turns)
+        turn_ids.extend((t.id, t.project) for t in turns)
+        if rng.random() < 0.3:
+            samples.append(turns[rng.randrange(len(turns))].text)
+        written += n
+        s_i += 1
+        if s_i % 50 == 0:
+            print(f"  {written} turns", file=sys.stderr)
+    lessons, corrections, facts = LessonRepository(db), CorrectionRepository(db), FactRepository(db)
+    for start in range(0, n_knowledge, 500):
+        batch = range(start, min(n_knowledge, start + 500))
+        ls, cs, fs, links = [], [], [], []
+        for i in batch:
+            tid, project = turn_ids[rng.randrange(len(turn_ids))]
+            kind = i % 3
+            if kind == 0:
+                ls.append(
+                    Lesson(
+                        id=f"les_bench_{i}",
+                        project=project,
+                        title=sentence(rng, 5),
+                        content=sentence(rng, 25),
+                        valid_from=t0,
+                        source_turn_ids=(tid,),
+                    )
+                )
+            elif kind == 1:
+                cs.append(
+                    Correction(
+                        id=f"cor_bench_{i}",
+                        project=project,
+                        rule_text=sentence(rng, 12),
+                        valid_from=t0,
+                        last_seen=t0,
+                        source_turn_ids=(tid,),
+                    )
+                )
+            else:
+                fs.append(
+                    Fact(
+                        id=f"fct_bench_{i}",
+                        project=project,
+                        statement=sentence(rng, 12),
+                        valid_from=t0,
+                        source_turn_ids=(tid,),
+                    )
+                )
+            links.append((kind, f"{('les', 'cor', 'fct')[kind]}_bench_{i}", tid))
+        await lessons.upsert_many(ls)
+        await corrections.upsert_many(cs)
+        await facts.upsert_many(fs)
+        await lessons.link_sources([(a, t) for k, a, t in links if k == 0])
+        await corrections.link_sources([(a, t) for k, a, t in links if k == 1])
+        await facts.link_sources([(a, t) for k, a, t in links if k == 2])
+    return samples
+
+
+def make_queries(samples: list[str], n: int, seed: int) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        words = [w.strip(".,") for w in rng.choice(samples).split()]
+        k = min(len(words), rng.randint(3, 7))
+        out.append((" ".join(rng.sample(words, k)), PROJECTS[i % len(PROJECTS)]))
+    return out
+
+
+async def run_load(
+    url: str, key: str, queries: list[tuple[str, str]], clients: int
+) -> tuple[list[float], int]:
+    lat: list[float] = []
+    errors = 0
+    queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    for q in queries:
+        queue.put_nowait(q)
+
+    async def client() -> None:
+        nonlocal errors
+        async with httpx.AsyncClient(
+            base_url=url, timeout=30, headers={"Authorization": f"Bearer {key}"}
+        ) as c:
+            while True:
+                try:
+                    q, p = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                t = time.perf_counter()
+                r = await c.post("/graphql", json={"query": QUERY, "variables": {"q": q, "p": p}})
+                lat.append((time.perf_counter() - t) * 1000)
+                if (
+                    r.status_code != 200
+                    or r.json()["data"]["context"]["__typename"] != "ContextPayload"
+                ):
+                    errors += 1
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return lat, errors
+
+
+async def serve_and_measure(
+    db: FalkorDBGraph,
+    settings: ApiSettings,
+    embedder: Any,
+    key: str,
+    queries: list[tuple[str, str]],
+    clients: int,
+    port: int,
+) -> dict[str, Any]:
+    app = create_app(settings, ApiServices(db=db, embedder=embedder))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+        await asyncio.sleep(0.05)
+    url = f"http://127.0.0.1:{port}"
+    await run_load(url, key, queries[: clients * 2], clients)  # warm-up
+    t = time.perf_counter()
+    lat, errors = await run_load(url, key, queries, clients)
+    wall = time.perf_counter() - t
+    server.should_exit = True
+    await task
+    return {
+        "latency_ms": percentiles(lat),
+        "errors": errors,
+        "throughput_rps": round(len(lat) / wall, 1),
+    }
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--turns", type=int, default=100_000)
+    ap.add_argument("--knowledge", type=int, default=10_000)
+    ap.add_argument("--requests", type=int, default=400)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--port", type=int, default=18765)
+    ap.add_argument("--data-dir", type=Path, default=None)
+    args = ap.parse_args()
+    data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
+    server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2))
+    server.start()
+    name = f"ctx_{args.turns}_{args.knowledge}"
+    db = FalkorDBGraph(graph_name=name, unix_socket=str(server.socket_path))
+    try:
+        await migrate(db)
+        t = time.perf_counter()
+        samples = (
+            await build(db, args.turns, args.knowledge, args.seed)
+            if not (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0]
+            else None
+        )
+        build_s = time.perf_counter() - t
+        if samples is None:  # graph kept from an earlier run: draw samples from its turns
+            got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
+            samples = [x.text for x in got if x is not None]
+        queries = make_queries(samples, args.requests, args.seed)
+        _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
+        settings = ApiSettings(
+            env="test",
+            engine=Engine.FALKORDB,
+            graph_name=name,
+            falkordb={"unix_socket": server.socket_path},
+        )
+        cached = CachedEmbedder(LocalEmbedder(batch_size=64), 100_000)
+        await cached.embed([q for q, _ in queries])  # precomputed query vectors
+        without = await serve_and_measure(
+            db, settings, cached, key, queries, args.clients, args.port
+        )
+        fresh = LocalEmbedder(batch_size=64)
+        await fresh.embed(["warm the model up"])
+        with_emb = await serve_and_measure(
+            db, settings, fresh, key, queries, args.clients, args.port
+        )
+        out = {
+            "graph": {
+                "turns": args.turns,
+                "knowledge_items": args.knowledge,
+                "projects": len(PROJECTS),
+                "embeddings": "random unit vectors (384-d)",
+                "build_s": round(build_s, 1),
+            },
+            "clients": args.clients,
+            "requests": args.requests,
+            "query": "context(limit 20, tokenBudget 2000) over HTTP on 127.0.0.1",
+            "without_query_embedding": without,
+            "with_query_embedding": with_emb,
+            "target_p95_ms": 50,
+            "engine_rss_mib": process_rss_mib(pid) if (pid := server.status().pid) else None,
+        }
+        path = write_result("context", out)
+        print(path, out["without_query_embedding"], out["with_query_embedding"])
+    finally:
+        await db.close()
+        server.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
