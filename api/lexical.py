@@ -23,7 +23,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 @cache
 def _stemmer() -> Any:
-    import snowballstemmer  # type: ignore[import-untyped]  # no type information shipped
+    import snowballstemmer
 
     return snowballstemmer.stemmer("english")
 
@@ -36,9 +36,7 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=50_000)
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(
-        stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and len(w) > 1
-    )
+    return tuple(stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
 
 
 def tokenize(text: str) -> list[str]:

@@ -263,7 +263,7 @@ class Mutation:
             report = await cons.run_job(name=name, project=scope)
         except InvalidInputError as e:
             return InvalidInput(field=e.field, message=str(e))
-        return JobPayload(report=dict(report))
+        return JobPayload(report=JSON(dict(report)))
 
     @strawberry.mutation
     async def review_finding(self, info: Info, project: str, id: str, status: str) -> JobResult:
@@ -282,7 +282,7 @@ class Mutation:
             out = await cons.review_finding(project=scope, finding_id=id, status=status)
         except InvalidInputError as e:
             return InvalidInput(field=e.field, message=str(e))
-        return JobPayload(report=dict(out))
+        return JobPayload(report=JSON(dict(out)))
 
 
 __all__ = ["Mutation", "NotFound"]

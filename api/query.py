@@ -105,7 +105,7 @@ def _check_query(query: str) -> str:
     return query
 
 
-_KNOWLEDGE = {
+_KNOWLEDGE: dict[str, tuple[Any, Any]] = {
     "lesson": (Lesson, LessonConnection),
     "correction": (Correction, CorrectionConnection),
     "fact": (Fact, FactConnection),
@@ -189,7 +189,7 @@ class Query:
                 kinds=None if kinds is None else frozenset(k.to_item_kind() for k in kinds),
             )
         except EXPECTED as e:
-            return error_type(e)
+            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
         items = [ContextItem.from_ranked(r) for r in result.items]
         return ContextPayload(
             items=items,
@@ -239,7 +239,7 @@ class Query:
                 v = await ret.embed_query(query)
                 vec = await ret.vector(v, scope, k=want, as_of=as_of_ms, known_at=known_ms)
         except EXPECTED as e:
-            return error_type(e)
+            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
         if mode is SearchMode.HYBRID:
             ranks: dict[str, dict[str, int]] = {}
             for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
@@ -395,12 +395,12 @@ class Query:
     @strawberry.field
     async def rem_status(self, info: Info, project: str) -> RemResult:
         """Per-job REM-cycle state of a project (last run, next due) as JSON."""
-        return await _rem(info, project, None, status_only=True)
+        return await _rem(info, project, None, status_only=True)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def rem_findings(self, info: Info, project: str, status: str | None = None) -> RemResult:
         """Findings of the REM cycle awaiting review (or with `status`) as JSON."""
-        return await _rem(info, project, status, status_only=False)
+        return await _rem(info, project, status, status_only=False)  # type: ignore[no-any-return]  # union
 
 
 async def _rem(info: Info, project: str, status: str | None, *, status_only: bool) -> Any:
@@ -416,7 +416,7 @@ async def _rem(info: Info, project: str, status: str | None, *, status_only: boo
         items = await cons.rem_status(project=scope)
     else:
         items = await cons.findings(project=scope, status=status)
-    return RemPayload(items=[dict(i) for i in items])
+    return RemPayload(items=[JSON(dict(i)) for i in items])
 
 
 __all__ = ["EXPECTED", "ItemKind", "Query", "error_type"]
