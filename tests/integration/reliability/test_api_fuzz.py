@@ -19,5 +19,9 @@ def test_graphql_fuzz_never_fails_or_leaks(tmp_path: Path):
     assert r["answered_with_data"] >= 50
     assert r["fixed_cases"]["no-key"]["status"] == 401
     assert r["fixed_cases"]["bad-key"]["status"] == 401
+    # JSON that is not an object, and bytes that are not UTF-8, are the client's error
+    raw = {k: v["status"] for k, v in r["fixed_cases"].items() if k.startswith("raw-json")}
+    assert len(raw) == 6
+    assert set(raw.values()) == {400}, raw
     assert r["oversize_rejected"]
     assert "REMGRAPH_API__MAX_BODY_BYTES" in r["fixed_cases"]["oversize"]["body"]
