@@ -48,15 +48,19 @@ def serve(
 
 @app.command("export-schema")
 def export_schema(
-    output: Annotated[Path, typer.Option(help="Where to write the SDL")] = Path(
-        "api/schema.graphql"
-    ),
+    output: Annotated[
+        Path | None, typer.Option(help="Write the SDL here instead of standard output")
+    ] = None,
 ) -> None:
-    """Write the GraphQL schema (SDL) that the drift test compares against."""
+    """Print the GraphQL schema (SDL) that the drift test compares with `api/schema.graphql`."""
     from api.schema import build_schema
 
-    output.write_text(build_schema().as_str() + "\n", encoding="utf-8")
-    Console(stderr=True).print(f"wrote {output}")
+    sdl = build_schema().as_str() + "\n"
+    if output is None:
+        typer.echo(sdl, nl=False)
+    else:
+        output.write_text(sdl, encoding="utf-8")
+        Console(stderr=True).print(f"wrote {output}")
 
 
 @keys_app.command("create")
