@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graph.config import EmbeddedSettings, EmbeddingSettings  # noqa: E402
-from graph.embed import make_embedder  # noqa: E402
+from graph.embed import LocalEmbedder, make_embedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402
@@ -40,6 +40,8 @@ from ingest.pipeline import ingest_paths  # noqa: E402
 from ingest.sources.base import ParseOptions  # noqa: E402
 from ingest.sources.detect import detect_format, parser_for  # noqa: E402
 
+TORCH_THREADS = 0
+"""torch intra-op threads for the local model (0: the embedder's default, one per core)."""
 DEFAULT_LOCOMO = ROOT.parent / "shared" / "benchmarks" / "locomo" / "locomo-dev.json"
 
 
@@ -113,7 +115,11 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
         load_s = 0.0
         embedder = None
         if settings.ingest.embed:
-            embedder = make_embedder(EmbeddingSettings(cache_size=0))
+            embedder = (
+                LocalEmbedder(threads=TORCH_THREADS)
+                if TORCH_THREADS
+                else make_embedder(EmbeddingSettings(cache_size=0))
+            )
             t0 = time.perf_counter()
             await embedder.embed(["warm up the model"])
             load_s = time.perf_counter() - t0
@@ -172,6 +178,7 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
         "end_to_end_vs_model_only": round(n / total / model_only, 3)
         if model_only and total
         else None,
+        "torch_threads": TORCH_THREADS or os.cpu_count(),
         "batch_size": settings.ingest.batch_size,
         "overlap": settings.ingest.overlap,
         "embeddings": settings.ingest.embed,
@@ -190,10 +197,13 @@ def main() -> None:
         help="ingest the synthetic turns without embeddings (write path only)",
     )
     ap.add_argument("--skip-locomo", action="store_true")
+    ap.add_argument("--torch-threads", type=int, default=0, help="0: one per core")
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--no-overlap", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest.json")
     args = ap.parse_args()
+    global TORCH_THREADS  # a CLI switch of a script
+    TORCH_THREADS = args.torch_threads
     settings = IngestSettings(
         ingest={"batch_size": args.batch_size, "overlap": not args.no_overlap}
     )
