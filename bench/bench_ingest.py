@@ -204,6 +204,9 @@ def main() -> None:
     args = ap.parse_args()
     global TORCH_THREADS  # a CLI switch of a script
     TORCH_THREADS = args.torch_threads
+    variant = (f"/threads={TORCH_THREADS}" if TORCH_THREADS else "") + (
+        "/no-overlap" if args.no_overlap else ""
+    )
     settings = IngestSettings(
         ingest={"batch_size": args.batch_size, "overlap": not args.no_overlap}
     )
@@ -212,7 +215,9 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_locomo:
-            r = asyncio.run(_run(args.locomo, Path(tmp) / "locomo", settings, "locomo-dev"))
+            r = asyncio.run(
+                _run(args.locomo, Path(tmp) / "locomo", settings, "locomo-dev" + variant)
+            )
             print(json.dumps(r, indent=1))
             results.append(r)
         if args.synthetic:
