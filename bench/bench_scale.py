@@ -114,6 +114,34 @@ def _proc_cpu_s(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def _random_turn_vectors(db: Any) -> float:
+    """Give every turn a random unit 384-d vector (loads the vector index to size); seconds."""
+    import numpy as np
+
+    from graph.repositories import SessionRepository, TurnRepository
+
+    rng = np.random.default_rng(5)
+    sessions, turns_repo = SessionRepository(db), TurnRepository(db)
+    t = time.perf_counter()
+    after = ""
+    while True:
+        page = await sessions.list(after=after, limit=200)
+        if not page:
+            break
+        after = page[-1].id
+        for s in page:
+            ordinal = -1
+            while True:
+                turns = await turns_repo.list(s.id, after=ordinal, limit=1000)
+                if not turns:
+                    break
+                ordinal = turns[-1].ordinal
+                v = rng.standard_normal((len(turns), 384)).astype(np.float32)
+                v /= np.linalg.norm(v, axis=1, keepdims=True)
+                await turns_repo.set_embeddings(zip([x.id for x in turns], v, strict=True))
+    return round(time.perf_counter() - t, 1)
+
+
 def dir_bytes(path: Path) -> int:
     """Bytes of all files under `path`."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
@@ -154,7 +182,7 @@ async def measure_context(url: str, key: str, n: int) -> dict[str, Any]:
 
 
 async def run_size(
-    turns: int, n_queries: int, workdir: Path, *, embed: bool = True
+    turns: int, n_queries: int, workdir: Path, *, vectors: str = "model"
 ) -> dict[str, Any]:
     """One size end to end; returns its result row."""
     from consolidate.config import ConsolidateSection, ConsolidateSettings
@@ -170,7 +198,7 @@ async def run_size(
     row: dict[str, Any] = {
         "turns": gen["turns"],
         "sessions": gen["sessions"],
-        "turn_embeddings": embed,
+        "turn_embeddings": vectors,
         "generate_s": round(time.perf_counter() - t, 1),
         "corpus_bytes": dir_bytes(corpus),
     }
@@ -183,7 +211,7 @@ async def run_size(
             settings = IngestSettings(
                 engine=Engine.FALKORDB,
                 graph_name="scale",
-                ingest={"batch_size": 256, "embed": embed},
+                ingest={"batch_size": 256, "embed": vectors == "model"},
                 _env_file=None,
             )
             hook = ExtractionHook(settings, embedder=emb)
@@ -205,6 +233,8 @@ async def run_size(
                 "ingest_process_cpu_s": round(cpu1 - cpu0, 1),
                 "engine_cpu_s": round(eng1 - eng0, 1),
             }
+            if vectors == "random":
+                row["random_turn_vectors_s"] = await _random_turn_vectors(db)
             row["knowledge"] = {
                 k: v for k, v in ex.model_dump().items() if isinstance(v, int) and v
             }
@@ -242,6 +272,9 @@ def merge(rows: list[dict[str, Any]], notes: str) -> Path:
     old: dict[str, Any] = {}
     if out.exists():
         old = json.loads(out.read_text())
+    for r in [*old.get("sizes", []), *rows]:  # rows of the first version stored a bool
+        if isinstance(r.get("turn_embeddings"), bool):
+            r["turn_embeddings"] = "model" if r["turn_embeddings"] else "none"
     by_size = {(r["requested_turns"], r["turn_embeddings"]): r for r in old.get("sizes", [])}
     for r in rows:
         by_size[(r["requested_turns"], r["turn_embeddings"])] = r
@@ -263,6 +296,14 @@ def main() -> None:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--notes", default="")
     p.add_argument(
+        "--turn-vectors",
+        choices=("model", "random", "none"),
+        default="model",
+        help="model: embed turns with MiniLM during ingest (the real path); random: ingest "
+        "without, then give turns random unit vectors so the vector index has full size for "
+        "the context measurement; none: no turn vectors",
+    )
+    p.add_argument(
         "--no-embed",
         action="store_true",
         help="ingest turns without embeddings (knowledge items still get theirs)",
@@ -271,14 +312,20 @@ def main() -> None:
     for size in args.sizes:
         with tempfile.TemporaryDirectory(prefix="remgraph-scale-") as tmp:
             t = time.perf_counter()
-            row = asyncio.run(run_size(size, args.queries, Path(tmp), embed=not args.no_embed))
+            row = asyncio.run(
+                run_size(
+                    size,
+                    args.queries,
+                    Path(tmp),
+                    vectors="none" if args.no_embed else args.turn_vectors,
+                )
+            )
             row["requested_turns"] = size
             row["wall_s"] = round(time.perf_counter() - t, 1)
             row["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
             row["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
         (
-            Path(tempfile.gettempdir())
-            / f"scale-{size}-{'emb' if row['turn_embeddings'] else 'noemb'}.partial.json"
+            Path(tempfile.gettempdir()) / f"scale-{size}-{row['turn_embeddings']}.partial.json"
         ).write_text(json.dumps(row, indent=1))  # kept if the merge below fails
         out = merge([row], args.notes)  # after each size: a crash later keeps what was measured
         print(json.dumps(row, indent=1))

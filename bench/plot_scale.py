@@ -4,8 +4,8 @@ Run: `python bench/plot_scale.py [--input results/scale.json] [--out results/sca
 (paths default to `bench/results/`).
 
 Six panels against turns: ingest time, `context` p95, API RSS, engine RSS, disk size and one
-consolidation cycle's duration; the issue's targets are dashed lines. Rows measured with and
-without turn embeddings are drawn as separate series (never joined).
+consolidation cycle's duration; the issue's targets are dashed lines. Rows measured with turn
+vectors from the model, random turn vectors or none are separate series (never joined).
 """
 
 from __future__ import annotations
@@ -47,13 +47,17 @@ def plot(data: dict[str, Any], out: Path) -> Path:
 
     rows = data.get("sizes", [])
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
-    series = {True: ("o-", "turns embedded"), False: ("s--", "turns not embedded")}
+    series = {
+        "model": ("o-", "turns embedded by the model"),
+        "random": ("s--", "turn vectors random (ingest without the model)"),
+        "none": ("^:", "no turn vectors"),
+    }
     for ax, (title, path, fn, target) in zip(axes.flat, PANELS, strict=True):
         for embedded, (style, label) in series.items():
             pts = sorted(
                 (r["turns"], fn(v))
                 for r in rows
-                if bool(r.get("turn_embeddings", True)) is embedded
+                if r.get("turn_embeddings", "model") == embedded
                 and (v := _get(r, path)) is not None
             )
             if pts:

@@ -82,7 +82,7 @@ def test_plot_writes_a_png(tmp_path: Path):
     rows = [
         {
             "turns": n,
-            "turn_embeddings": True,
+            "turn_embeddings": "model",
             "ingest": {"seconds": n / 10},
             "context": {"latency_ms": {"p95": 50.0}},
             "api_rss_mib": 600.0,
