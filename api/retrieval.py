@@ -47,7 +47,16 @@ _TURN_KEYS = Q("context.turn_keys")
 _TURN_STATS = Q("context.turn_stats")
 _KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
 _KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
-_KNOWLEDGE_KINDS = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT})
+_KNOWLEDGE_KINDS = frozenset(
+    {
+        ItemKind.LESSON,
+        ItemKind.CORRECTION,
+        ItemKind.FACT,
+        ItemKind.TOPIC,
+        ItemKind.REFERENCE_LAYER,
+        ItemKind.PRIMER,
+    }
+)
 
 _SPEAKER_TTL_S = 60.0
 _WORDS = re.compile(r"\w+")
@@ -125,6 +134,10 @@ def knowledge_weight(r: dict[str, Any], now: int) -> float:
     kind = r["kind"]
     if kind == "lesson":
         return max(0.0, float(r.get("weight") or 1.0) * (1.0 + float(r.get("effectiveness") or 0)))
+    if kind == "topic":
+        return max(0.0, float(r.get("weight") or 0.0))
+    if kind in ("reference_layer", "primer"):
+        return 1.0
     if kind == "correction":
         last = r.get("last_seen") or r.get("valid_from") or now
         w = correction_effective_weight(

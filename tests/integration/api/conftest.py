@@ -173,6 +173,7 @@ async def seed_knowledge(db: Any, project: str, turn_id: str) -> None:
             )
         ]
     )
+    await TopicRepository(db).link_mentions([(turn_id, f"top_{project}")])
 
 
 @pytest.fixture

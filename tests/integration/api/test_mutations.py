@@ -144,3 +144,17 @@ async def test_context_returns_knowledge_items_with_provenance(client, keys, see
     items = (await gql(client, q, keys["alpha"])).json()["data"]["context"]["items"]
     assert {i["kind"] for i in items} == {"LESSON", "CORRECTION", "FACT"}
     assert all(i["provenance"]["turnIds"] == [seeded.turns["alpha"][0]] for i in items)
+
+
+async def test_context_returns_topics_pointing_at_their_turns(client, keys, seeded):
+    q = """{ context(query: "support group", project: "alpha", limit: 5, kinds: [TOPIC]) {
+      ... on ContextPayload { items { id kind text provenance { turnIds } } } } }"""
+    items = (await gql(client, q, keys["alpha"])).json()["data"]["context"]["items"]
+    assert items == [
+        {
+            "id": "top_alpha",
+            "kind": "TOPIC",
+            "text": "alpha support group",
+            "provenance": {"turnIds": [seeded.turns["alpha"][0]]},
+        }
+    ]
