@@ -153,11 +153,12 @@ CONTEXT = """query($q: String!, $p: String, $limit: Int!, $budget: Int) {
     ... on InvalidInput { field message } } }"""
 
 
-async def measure_context(url: str, key: str, n: int) -> dict[str, Any]:
+async def measure_context(url: str, key: str, n: int, api_pid: int) -> dict[str, Any]:
     """Sequential `context` requests over HTTP after 5 warm-up requests."""
     import httpx
 
     lat: list[float] = []
+    cpu0 = 0.0
     errors = 0
     kinds: dict[str, int] = {}
     qs = queries(n + 5)
@@ -165,6 +166,8 @@ async def measure_context(url: str, key: str, n: int) -> dict[str, Any]:
         base_url=url, timeout=60, headers={"Authorization": f"Bearer {key}"}
     ) as c:
         for i, (q, p) in enumerate(qs):
+            if i == 5:  # after the warm-up (the first request loads the query embedder)
+                cpu0 = _proc_cpu_s(api_pid)
             body = {"query": CONTEXT, "variables": {"q": q, "p": p, "limit": 20, "budget": 2000}}
             t = time.perf_counter()
             r = await c.post("/graphql", json=body)
@@ -178,7 +181,15 @@ async def measure_context(url: str, key: str, n: int) -> dict[str, Any]:
                 lat.append(ms)
                 for item in ctx["items"]:
                     kinds[item["kind"]] = kinds.get(item["kind"], 0) + 1
-    return {"latency_ms": percentiles(lat), "errors": errors, "item_kinds": kinds}
+    cpu = _proc_cpu_s(api_pid) - cpu0
+    return {
+        "latency_ms": percentiles(lat),
+        "errors": errors,
+        "item_kinds": kinds,
+        # what contention does not change: the API process's CPU per request (query embedding,
+        # ranking, JSON), next to the engine's share measured by the caller
+        "api_cpu_ms_per_request": round(cpu * 1000 / n, 1),
+    }
 
 
 async def run_size(
@@ -257,7 +268,11 @@ async def run_size(
             keys = await make_keys(db, {"bench": ["*"]})
             row["nodes"] = await label_counts(db)
         with api_server(server, workdir, graph_name="scale") as (url, api_proc):
-            row["context"] = await measure_context(url, keys["bench"], n_queries)
+            eng0 = _proc_cpu_s(server.status().pid)
+            row["context"] = await measure_context(url, keys["bench"], n_queries, api_proc.pid)
+            row["context"]["engine_cpu_ms_per_request"] = round(
+                (_proc_cpu_s(server.status().pid) - eng0) * 1000 / (n_queries + 5), 1
+            )
             row["api_rss_mib"] = process_rss_mib(api_proc.pid)
         st = server.status()
         row["engine_rss_mib"] = process_rss_mib(st.pid) if st.pid else 0.0
