@@ -73,6 +73,7 @@ def plot(data: dict[str, Any], out: Path) -> Path:
                     )
         if target is not None:
             ax.axhline(target, color="red", linestyle=":", linewidth=1, label="target")
+        ax.set_ylim(bottom=0)
         ax.set_title(title)
         ax.set_xlabel("turns")
         ax.grid(alpha=0.3)
