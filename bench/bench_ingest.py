@@ -124,11 +124,23 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
             await embedder.embed(["warm up the model"])
             load_s = time.perf_counter() - t0
         model_only = None
+        model_cost: dict[str, Any] = {}
         if embedder is not None and path.is_file():  # noqa: ASYNC240 - setup, off the clock
             texts = _sample_texts(path, settings, 768)
-            t0 = time.perf_counter()
+            c0, t0 = _cpu_s(None), time.perf_counter()
             await embedder.embed(texts)
             model_only = round(len(texts) / (time.perf_counter() - t0), 1)
+            per_cpu = len(texts) / (_cpu_s(None) - c0)
+            short = [f"hello world {i}" for i in range(512)]
+            c0 = _cpu_s(None)
+            await embedder.embed(short)
+            model_cost = {
+                "mean_chars_of_embedded_text": round(sum(map(len, texts)) / len(texts), 1),
+                "these_texts_per_cpu_s": round(per_cpu, 1),
+                "short_texts_per_cpu_s": round(len(short) / (_cpu_s(None) - c0), 1),
+                "note": "the model's cost grows with text length; on 2 idle cores the pipeline "
+                "cannot embed faster than 2 x these_texts_per_cpu_s",
+            }
         load_before = _load()
         spid = server.status().pid
         cpu0 = _cpu_s(None), _cpu_s(spid)
@@ -175,6 +187,7 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
         if n
         else None,
         "model_only_texts_per_s": model_only,
+        "model_cost": model_cost,
         "end_to_end_vs_model_only": round(n / total / model_only, 3)
         if model_only and total
         else None,
