@@ -1,10 +1,12 @@
 // mode: read
 // params: ids, projects, as_of, known_at
 // returns: kind, id, project, text, confidence, weight, effectiveness, reinforcement, last_seen, half_life_days, status, valid_from, valid_to, turn_id
-// why: graph expansion: lessons, corrections and facts derived from the matched turns.
+// why: graph expansion: lessons, corrections and facts derived from the matched turns. The
+//      WITH keeps FalkorDB traversing from the turns (otherwise it scans every node).
 MATCH (t:Turn)
 WHERE t.id IN $ids
 MATCH (t)<-[:DERIVED_FROM]-(n)
+WITH t, n
 WHERE (n:Lesson OR n:Correction OR n:Fact)
   AND (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
