@@ -130,9 +130,18 @@ class ClaudeCodeParser:
         key = obj.get("sessionId")
         if not isinstance(key, str) or not key:
             key = builders.cursor.current_session or Path(builders.file).stem
+        agent = obj.get("agentId")
+        parent = None
+        if isinstance(agent, str) and agent and obj.get("isSidechain"):
+            # a sub-agent transcript (`agent-<id>.jsonl`) shares its parent's sessionId: keep it
+            # a session of its own so ordinals, the NEXT chain and statistics never mix
+            parent, key = key, f"{key}/agent-{agent}"
         b = builders.get(key, project)
         builders.cursor.current_session = key
         meta = b.cursor.meta
+        if parent is not None:
+            meta.setdefault("parent_session", parent)
+            meta.setdefault("agent_id", str(agent))
         for src, dst in (("cwd", "cwd"), ("gitBranch", "git_branch"), ("version", "version")):
             v = obj.get(src)
             if isinstance(v, str) and v and dst not in meta:

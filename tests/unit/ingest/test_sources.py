@@ -269,3 +269,26 @@ def test_escaped_nul_and_lone_surrogates_and_crlf_survive() -> None:
     s = normalize_session(r.sessions[0], max_chars=100)
     assert [t.text for t in s.turns] == ["ab\ufffdc", "ab\ufffdc"]
     assert s.turns[0].content_hash == s.turns[1].content_hash
+
+
+def test_claude_code_agent_file_is_its_own_session() -> None:
+    def rec(i: int, kind: str, text: str) -> str:
+        return json.dumps(
+            {
+                "type": kind,
+                "sessionId": "main-1",
+                "agentId": "a7",
+                "isSidechain": True,
+                "uuid": f"x{i}",
+                "parentUuid": f"x{i - 1}" if i else None,
+                "timestamp": f"2025-09-01T10:00:0{i}Z",
+                "message": {"role": kind, "content": [{"type": "text", "text": text}]},
+            }
+        )
+
+    data = "\n".join([rec(0, "user", "find the bug"), rec(1, "assistant", "found it")]) + "\n"
+    r = parser_for("claude-code").parse(data.encode(), None, ParseOptions(file="agent-a7.jsonl"))
+    s = only(r)
+    assert s.key == "main-1/agent-a7"
+    assert s.meta["parent_session"] == "main-1"
+    assert [t.is_sidechain for t in s.turns] == [True, True]
