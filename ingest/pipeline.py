@@ -368,6 +368,8 @@ class _FileContext:
         if self.dry_run:
             self.run.sessions += len(sessions)
             self.run.turns_new += new_turns
+            if self.progress:
+                self.progress.turns_written(new_turns)  # "would write"
             self._done(
                 FileReport(
                     path=key,
