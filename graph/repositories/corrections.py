@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from graph.cypher import Q
-from graph.db import GraphDB
 from graph.models import Correction
-from graph.records import correction_from_record, correction_to_row, embedding_rows
+from graph.records import Row, correction_from_record, correction_to_row
+from graph.repositories.knowledge import DerivedRepository
 from graph.timeutil import now_ms
 
 _UPSERT = Q("correction.upsert_many")
@@ -30,45 +30,26 @@ _LINKS_OF = Q("correction.links")
 CorrectionLink = Literal["DUPLICATE_OF", "RELATED_TO", "SUPERSEDES", "CONTRADICTS"]
 
 
-class CorrectionRepository:
+class CorrectionRepository(DerivedRepository[Correction]):
     """Reads and writes `Correction` nodes, their provenance, links and similarity search."""
 
-    def __init__(self, db: GraphDB) -> None:
-        self._db = db
+    upsert_query = _UPSERT
+    embeddings_query = _SET_EMB
+    get_many_query = _GET_MANY
+    link_sources_query = _LINK_SOURCES
+    sources_query = _SOURCES
 
-    async def upsert_many(self, items: Sequence[Correction]) -> None:
-        """MERGE corrections by id (properties replaced), then write their embeddings."""
-        if not items:
-            return
-        await self._db.write(_UPSERT, rows=[correction_to_row(c) for c in items])
-        emb = embedding_rows(items)
-        if emb:
-            await self._db.write(_SET_EMB, rows=emb)
+    def _row(self, m: Correction) -> Row:
+        return correction_to_row(m)
 
-    async def get_many(self, ids: Sequence[str]) -> list[Correction | None]:
-        """Corrections in the order of `ids` (None for unknown ids)."""
-        rows = await self._db.read(_GET_MANY, ids=list(ids))
-        by_id = {r["props"]["id"]: correction_from_record(r["props"]) for r in rows}
-        return [by_id.get(i) for i in ids]
-
-    async def link_sources(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """`(Correction)-[:DERIVED_FROM]->(Turn)` for each `(correction_id, turn_id)`."""
-        if pairs:
-            rows = [{"id": c, "turn_id": t} for c, t in pairs]
-            await self._db.write(_LINK_SOURCES, rows=rows, now=now_ms())
+    def _model(self, props: Mapping[str, Any]) -> Correction:
+        return correction_from_record(props)
 
     async def search_similar(
         self, project: str, vector: Sequence[float], *, k: int = 10, now: int | None = None
     ) -> list[tuple[Correction, float]]:
         """Current corrections of `project` nearest to `vector`, with cosine similarity."""
-        rows = await self._db.read(
-            _SEARCH,
-            vector=[float(x) for x in vector],
-            k=k,
-            project=project,
-            now=now if now is not None else now_ms(),
-        )
-        return [(correction_from_record(r["props"]), float(r["similarity"])) for r in rows]
+        return await self._similar(_SEARCH, vector, k=k, project=project, now=now)
 
     async def list_by_project(self, project: str, *, now: int | None = None) -> list[Correction]:
         """Current corrections of `project`, oldest first."""
@@ -87,11 +68,6 @@ class CorrectionRepository:
         if pairs:
             rows = [{"source_id": a, "target_id": b, "weight": w} for a, b, w in pairs]
             await self._db.write(_LINKS[rel], rows=rows, now=now_ms())
-
-    async def sources(self, correction_id: str) -> list[str]:
-        """Ids of the turns a correction was derived from, in conversation order."""
-        rows = await self._db.read(_SOURCES, id=correction_id)
-        return [r["turn_id"] for r in rows]
 
     async def links(self, correction_id: str) -> list[tuple[str, str, str]]:
         """`(type, source_id, target_id)` of every link touching a correction."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from graph.cypher import Q
-from graph.db import GraphDB
 from graph.models import Fact
-from graph.records import embedding_rows, fact_from_record, fact_to_row
+from graph.records import Row, fact_from_record, fact_to_row
+from graph.repositories.knowledge import DerivedRepository
 from graph.timeutil import now_ms
 
 _UPSERT = Q("fact.upsert_many")
@@ -34,32 +35,20 @@ class Supersession:
     valid_to: int
 
 
-class FactRepository:
+class FactRepository(DerivedRepository[Fact]):
     """Reads and writes `Fact` nodes, their provenance and their supersession links."""
 
-    def __init__(self, db: GraphDB) -> None:
-        self._db = db
+    upsert_query = _UPSERT
+    embeddings_query = _SET_EMB
+    get_many_query = _GET_MANY
+    link_sources_query = _LINK_SOURCES
+    sources_query = _SOURCES
 
-    async def upsert_many(self, facts: Sequence[Fact]) -> None:
-        """MERGE facts by id (properties replaced), then write their embeddings."""
-        if not facts:
-            return
-        await self._db.write(_UPSERT, rows=[fact_to_row(f) for f in facts])
-        emb = embedding_rows(facts)
-        if emb:
-            await self._db.write(_SET_EMB, rows=emb)
+    def _row(self, m: Fact) -> Row:
+        return fact_to_row(m)
 
-    async def get_many(self, ids: Sequence[str]) -> list[Fact | None]:
-        """Facts in the order of `ids` (None for unknown ids)."""
-        rows = await self._db.read(_GET_MANY, ids=list(ids))
-        by_id = {r["props"]["id"]: fact_from_record(r["props"]) for r in rows}
-        return [by_id.get(i) for i in ids]
-
-    async def link_sources(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """`(Fact)-[:DERIVED_FROM]->(Turn)` for each `(fact_id, turn_id)`."""
-        if pairs:
-            rows = [{"id": f, "turn_id": t} for f, t in pairs]
-            await self._db.write(_LINK_SOURCES, rows=rows, now=now_ms())
+    def _model(self, props: Mapping[str, Any]) -> Fact:
+        return fact_from_record(props)
 
     async def live_by_keys(
         self, project: str, keys: Sequence[tuple[str, str]], *, now: int | None = None
@@ -124,8 +113,3 @@ class FactRepository:
         """Every fact record of `project`, closed ones included, oldest first."""
         rows = await self._db.read(_LIST_BY_PROJECT, project=project)
         return [fact_from_record(r["props"]) for r in rows]
-
-    async def sources(self, fact_id: str) -> list[str]:
-        """Ids of the turns a fact was derived from, in conversation order."""
-        rows = await self._db.read(_SOURCES, id=fact_id)
-        return [r["turn_id"] for r in rows]

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from graph.cypher import Q
-from graph.db import GraphDB
 from graph.models import Lesson, LessonVersion
 from graph.records import (
-    embedding_rows,
+    Row,
     lesson_from_record,
     lesson_to_row,
     lesson_version_from_record,
     lesson_version_to_row,
 )
+from graph.repositories.knowledge import DerivedRepository
 from graph.timeutil import now_ms
 
 _UPSERT = Q("lesson.upsert_many")
@@ -27,45 +28,26 @@ _LIST = Q("lesson.list_by_project")
 _SOURCES = Q("lesson.sources")
 
 
-class LessonRepository:
+class LessonRepository(DerivedRepository[Lesson]):
     """Reads and writes `Lesson` nodes, `LessonVersion` snapshots and provenance."""
 
-    def __init__(self, db: GraphDB) -> None:
-        self._db = db
+    upsert_query = _UPSERT
+    embeddings_query = _SET_EMB
+    get_many_query = _GET_MANY
+    link_sources_query = _LINK_SOURCES
+    sources_query = _SOURCES
 
-    async def upsert_many(self, items: Sequence[Lesson]) -> None:
-        """MERGE lessons by id (properties replaced), then write their embeddings."""
-        if not items:
-            return
-        await self._db.write(_UPSERT, rows=[lesson_to_row(x) for x in items])
-        emb = embedding_rows(items)
-        if emb:
-            await self._db.write(_SET_EMB, rows=emb)
+    def _row(self, m: Lesson) -> Row:
+        return lesson_to_row(m)
 
-    async def get_many(self, ids: Sequence[str]) -> list[Lesson | None]:
-        """Lessons in the order of `ids` (None for unknown ids)."""
-        rows = await self._db.read(_GET_MANY, ids=list(ids))
-        by_id = {r["props"]["id"]: lesson_from_record(r["props"]) for r in rows}
-        return [by_id.get(i) for i in ids]
-
-    async def link_sources(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """`(Lesson)-[:DERIVED_FROM]->(Turn)` for each `(lesson_id, turn_id)`."""
-        if pairs:
-            rows = [{"id": x, "turn_id": t} for x, t in pairs]
-            await self._db.write(_LINK_SOURCES, rows=rows, now=now_ms())
+    def _model(self, props: Mapping[str, Any]) -> Lesson:
+        return lesson_from_record(props)
 
     async def search_similar(
         self, project: str, vector: Sequence[float], *, k: int = 5, now: int | None = None
     ) -> list[tuple[Lesson, float]]:
         """Current lessons of `project` nearest to `vector`, with cosine similarity."""
-        rows = await self._db.read(
-            _SEARCH,
-            vector=[float(x) for x in vector],
-            k=k,
-            project=project,
-            now=now if now is not None else now_ms(),
-        )
-        return [(lesson_from_record(r["props"]), float(r["similarity"])) for r in rows]
+        return await self._similar(_SEARCH, vector, k=k, project=project, now=now)
 
     async def add_versions(self, versions: Sequence[LessonVersion]) -> None:
         """Store snapshots and link `(Lesson)-[:HAS_VERSION]->(LessonVersion)`."""
@@ -81,8 +63,3 @@ class LessonRepository:
         """Current lessons of `project`."""
         rows = await self._db.read(_LIST, project=project, now=now if now is not None else now_ms())
         return [lesson_from_record(r["props"]) for r in rows]
-
-    async def sources(self, lesson_id: str) -> list[str]:
-        """Ids of the turns a lesson was derived from, in conversation order."""
-        rows = await self._db.read(_SOURCES, id=lesson_id)
-        return [r["turn_id"] for r in rows]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from graph.cypher import Q
-from graph.db import GraphDB
 from graph.models import Topic, TopicPhase
-from graph.records import embedding_rows, topic_from_record, topic_to_row
+from graph.records import Row, topic_from_record, topic_to_row
+from graph.repositories.knowledge import KnowledgeRepository
 from graph.timeutil import now_ms
 
 _UPSERT = Q("topic.upsert_many")
@@ -23,38 +24,24 @@ _RELATED = Q("topic.related")
 _MENTIONED_BY = Q("topic.mentioned_by")
 
 
-class TopicRepository:
+class TopicRepository(KnowledgeRepository[Topic]):
     """Reads and writes `Topic` nodes, `MENTIONS` and co-occurrence `RELATED_TO` edges."""
 
-    def __init__(self, db: GraphDB) -> None:
-        self._db = db
+    upsert_query = _UPSERT
+    embeddings_query = _SET_EMB
+    get_many_query = _GET_MANY
 
-    async def upsert_many(self, items: Sequence[Topic]) -> None:
-        """MERGE topics by id (properties replaced), then write their embeddings."""
-        if not items:
-            return
-        await self._db.write(_UPSERT, rows=[topic_to_row(t) for t in items])
-        emb = embedding_rows(items)
-        if emb:
-            await self._db.write(_SET_EMB, rows=emb)
+    def _row(self, m: Topic) -> Row:
+        return topic_to_row(m)
 
-    async def get_many(self, ids: Sequence[str]) -> list[Topic | None]:
-        """Topics in the order of `ids` (None for unknown ids)."""
-        rows = await self._db.read(_GET_MANY, ids=list(ids))
-        by_id = {r["props"]["id"]: topic_from_record(r["props"]) for r in rows}
-        return [by_id.get(i) for i in ids]
+    def _model(self, props: Mapping[str, Any]) -> Topic:
+        return topic_from_record(props)
 
     async def search_similar(
         self, vector: Sequence[float], *, k: int = 5, now: int | None = None
     ) -> list[tuple[Topic, float]]:
         """Current topics nearest to `vector`, with cosine similarity, best first."""
-        rows = await self._db.read(
-            _SEARCH,
-            vector=[float(x) for x in vector],
-            k=k,
-            now=now if now is not None else now_ms(),
-        )
-        return [(topic_from_record(r["props"]), float(r["similarity"])) for r in rows]
+        return await self._similar(_SEARCH, vector, k=k, now=now)
 
     async def search_similar_many(
         self, vectors: Sequence[Sequence[float]], *, k: int = 5, now: int | None = None
