@@ -11,7 +11,9 @@ facts derived from random turns. Serves the real app with uvicorn on 127.0.0.1 a
 
 - `with_query_embedding`: each request embeds its query with the local model (no cache);
 - `without_query_embedding`: the query vectors are precomputed (cache hit), so the numbers are the
-  service and the engine alone.
+  service and the engine alone;
+- `single_client_without_query_embedding`: the same with one client (per-request latency without
+  queueing).
 
 Writes `bench/results/context.json` (p50/p95/p99 per run, graph size, server-side stage timings).
 """
@@ -272,6 +274,7 @@ async def main() -> None:
         )
         cached = CachedEmbedder(LocalEmbedder(batch_size=64), 100_000)
         await cached.embed([q for q, _ in queries])  # precomputed query vectors
+        single = await serve_and_measure(db, settings, cached, key, queries[:100], 1, args.port)
         without = await serve_and_measure(
             db, settings, cached, key, queries, args.clients, args.port
         )
@@ -291,6 +294,7 @@ async def main() -> None:
             "clients": args.clients,
             "requests": args.requests,
             "query": "context(limit 20, tokenBudget 2000) over HTTP on 127.0.0.1",
+            "single_client_without_query_embedding": single,
             "without_query_embedding": without,
             "with_query_embedding": with_emb,
             "target_p95_ms": 50,
