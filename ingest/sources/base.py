@@ -229,6 +229,29 @@ def iter_jsonl(
         yield JsonlLine(line=line_no, obj=obj, end=start_offset + end)
 
 
+def unknown_record(file: str, line: int, kind: str | None) -> ParseIssue:
+    """The warning for a record of a type the parser does not know (the record is skipped)."""
+    return ParseIssue(
+        file=file,
+        line=line,
+        severity="warning",
+        reason=f"unknown record type {kind!r}; skipped",
+    )
+
+
+def record_failed(
+    issues: list[ParseIssue],
+    counters: dict[str, int],
+    file: str,
+    line: int,
+    kind: str | None,
+    error: Exception,
+) -> None:
+    """Count a record whose handling raised in `counters["failed"]` and report it."""
+    counters["failed"] = counters.get("failed", 0) + 1
+    issues.append(ParseIssue(file=file, line=line, reason=f"bad {kind!r} record: {error}"))
+
+
 def parse_timestamp(value: Any) -> datetime | None:
     """Aware UTC datetime from ISO 8601 text or epoch seconds/milliseconds; None if unusable."""
     if value is None or isinstance(value, bool):
@@ -486,4 +509,21 @@ class Builders:
             cursor=self.cursor,
             skipped=skipped,
             failed=failed,
+        )
+
+    def jsonl_result(
+        self,
+        issues: list[ParseIssue],
+        counters: dict[str, int],
+        start: ParseCursor,
+        *,
+        skipped: int,
+    ) -> ParseResult:
+        """`result` after an `iter_jsonl` pass from `start`: the cursor moves past what it read."""
+        return self.result(
+            issues,
+            offset=counters.get("consumed", start.offset),
+            line=counters.get("lines", start.line),
+            skipped=skipped,
+            failed=counters.get("failed", 0),
         )

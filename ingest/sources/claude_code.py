@@ -26,6 +26,8 @@ from ingest.sources.base import (
     as_text,
     iter_jsonl,
     payload,
+    record_failed,
+    unknown_record,
 )
 
 __all__ = ["ClaudeCodeParser"]
@@ -102,29 +104,13 @@ class ClaudeCodeParser:
                     skipped += 1
                 else:
                     skipped += 1
-                    issues.append(
-                        ParseIssue(
-                            file=opts.file,
-                            line=rec.line,
-                            severity="warning",
-                            reason=f"unknown record type {kind!r}; skipped",
-                        )
-                    )
+                    issues.append(unknown_record(opts.file, rec.line, kind))
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
-                counters["failed"] = counters.get("failed", 0) + 1
-                issues.append(
-                    ParseIssue(file=opts.file, line=rec.line, reason=f"bad {kind!r} record: {e}")
-                )
+                record_failed(issues, counters, opts.file, rec.line, kind, e)
         for obj, line in self._pending:  # summaries in a file without messages
             b = builders.get(Path(opts.file).stem, project)
             self._add_summary(b, obj, line, b.timestamp(None))
-        return builders.result(
-            issues,
-            offset=counters.get("consumed", cur.offset),
-            line=counters.get("lines", cur.line),
-            skipped=skipped,
-            failed=counters.get("failed", 0),
-        )
+        return builders.jsonl_result(issues, counters, cur, skipped=skipped)
 
     def _session(self, obj: dict[str, Any], builders: Builders, project: str) -> SessionBuilder:
         key = obj.get("sessionId")

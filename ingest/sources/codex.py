@@ -26,6 +26,8 @@ from ingest.sources.base import (
     as_text,
     iter_jsonl,
     payload,
+    record_failed,
+    unknown_record,
 )
 
 __all__ = ["CodexParser"]
@@ -181,26 +183,10 @@ class CodexParser:
                     )
                 else:
                     skipped += 1
-                    issues.append(
-                        ParseIssue(
-                            file=opts.file,
-                            line=rec.line,
-                            severity="warning",
-                            reason=f"unknown record type {kind!r}; skipped",
-                        )
-                    )
+                    issues.append(unknown_record(opts.file, rec.line, kind))
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
-                counters["failed"] = counters.get("failed", 0) + 1
-                issues.append(
-                    ParseIssue(file=opts.file, line=rec.line, reason=f"bad {kind!r} record: {e}")
-                )
-        return builders.result(
-            issues,
-            offset=counters.get("consumed", cur.offset),
-            line=counters.get("lines", cur.line),
-            skipped=skipped,
-            failed=counters.get("failed", 0),
-        )
+                record_failed(issues, counters, opts.file, rec.line, kind, e)
+        return builders.jsonl_result(issues, counters, cur, skipped=skipped)
 
     @staticmethod
     def _default_key(opts: ParseOptions) -> str:

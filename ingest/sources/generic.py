@@ -86,13 +86,7 @@ class GenericParser:
                 counters["failed"] = counters.get("failed", 0) + 1
             elif not ok:
                 skipped += 1
-        return builders.result(
-            issues,
-            offset=counters.get("consumed", cur.offset),
-            line=counters.get("lines", cur.line),
-            skipped=skipped,
-            failed=counters.get("failed", 0),
-        )
+        return builders.jsonl_result(issues, counters, cur, skipped=skipped)
 
     def _try_document(self, data: bytes, opts: ParseOptions) -> ParseResult | None:
         try:
