@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graph.cypher import Q
+from graph.cypher import Q, QueryRef
 from graph.db import GraphDB, Row
 from graph.models import Correction, Lesson, LessonVersion
 from graph.records import (
@@ -144,11 +144,7 @@ class RemRepository:
             }
             for m in merges
         ]
-        res = await self._db.write(_MERGE_LESSONS, rows=rows, now=now_ms)
-        await self._link_sources(
-            [(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids], now_ms
-        )
-        return int(res[0]["n"]) if res else 0
+        return await self._apply_merges(_MERGE_LESSONS, rows, [m.keep for m in merges], now_ms)
 
     async def merge_corrections(self, merges: Sequence[CorrectionMerge], now_ms: int) -> int:
         """Apply correction merges (union, summed reinforcement, DUPLICATE_OF, close)."""
@@ -163,17 +159,24 @@ class RemRepository:
             }
             for m in merges
         ]
-        res = await self._db.write(_MERGE_CORRECTIONS, rows=rows, now=now_ms)
-        await self._link_sources(
-            [(m.keep.id, t) for m in merges for t in m.keep.source_turn_ids], now_ms
-        )
-        return int(res[0]["n"]) if res else 0
+        keeps = [m.keep for m in merges]
+        return await self._apply_merges(_MERGE_CORRECTIONS, rows, keeps, now_ms)
 
-    async def _link_sources(self, pairs: Sequence[tuple[str, str]], now_ms: int) -> None:
+    async def _apply_merges(
+        self,
+        query: QueryRef,
+        rows: list[Row],
+        keeps: Sequence[Lesson | Correction],
+        now_ms: int,
+    ) -> int:
+        """Write merge `rows`, link each kept node to its (unioned) source turns; count merges."""
+        res = await self._db.write(query, rows=rows, now=now_ms)
+        pairs = [(k.id, t) for k in keeps for t in k.source_turn_ids]
         if pairs:
             await self._db.write(
                 _LINK_SOURCES, rows=[{"id": i, "turn_id": t} for i, t in pairs], now=now_ms
             )
+        return int(res[0]["n"]) if res else 0
 
     async def set_correction_props(self, updates: Sequence[tuple[str, dict[str, Any]]]) -> int:
         """Set computed properties on corrections: `(id, {property: value})` pairs."""
