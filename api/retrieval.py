@@ -227,9 +227,19 @@ class RetrievalService:
         return {str(r["source_key"]): str(r["id"]) for r in rows if r["source_key"]}
 
     async def fulltext(
-        self, text: str, projects: tuple[str, ...], *, k: int, as_of: int, known_at: int
+        self,
+        text: str,
+        projects: tuple[str, ...],
+        *,
+        k: int,
+        as_of: int,
+        known_at: int,
+        pool: int | None = None,
     ) -> list[Hit]:
-        """Fulltext hits on turns scored with BM25 (`api.lexical`), best first (k ≤ 0: all)."""
+        """Fulltext hits on turns scored with BM25 (`api.lexical`), best first (k ≤ 0: all).
+
+        `pool` overrides how many engine matches are scored (default `ranking.fulltext_pool`).
+        """
         # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
         words = [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS]
         q = self._db.fulltext_query(" ".join(words))
@@ -238,7 +248,7 @@ class RetrievalService:
         rows = await self._db.read(
             _TURN_FULLTEXT,
             q=q,
-            k=max(k, self.ranking.fulltext_pool),
+            k=max(k, pool or self.ranking.fulltext_pool),
             projects=list(projects),
             as_of=as_of,
             known_at=known_at,

@@ -33,6 +33,7 @@ from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
 
 METHODS = ("remgraph", "bm25", "vector")
+BASELINE_POOL = 5000
 
 
 class EvalSettings(ApiSettings, IngestSettings):
@@ -119,7 +120,11 @@ async def evaluate_locomo(
                         ranked.append(d)
             top = ctx.items[0].score if ctx.items else 0.0
             results["remgraph"].append(QuestionResult(cat, evidence, tuple(ranked[:k_max]), top))
-            ft = await retrieval.fulltext(q, scope, k=k_max, as_of=now, known_at=now)
+            # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact
+            # BM25 ranking, not limited by the pool the context ranking uses.
+            ft = await retrieval.fulltext(
+                q, scope, k=k_max, as_of=now, known_at=now, pool=BASELINE_POOL
+            )
             results["bm25"].append(
                 QuestionResult(
                     cat,
