@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -446,6 +446,29 @@ def _dkey(d: DecisionItem) -> str:
     return f"{normalize_key(d.subject)}|{normalize_key(d.predicate)}|{normalize_key(d.object)}"
 
 
+_Scored = TypeVar("_Scored", DecisionItem, CorrectionItem)
+
+
+def _fold_scored(
+    into: dict[str, _Scored], key: str, item: _Scored, seen_count: dict[str, int]
+) -> None:
+    """Count one more report of `key`; keep `item`, or union its turns into the kept one.
+
+    The kept item takes the higher confidence of the two.
+    """
+    seen_count[key] = seen_count.get(key, 0) + 1
+    if key in into:
+        kept: _Scored = into[key]
+        into[key] = kept.model_copy(
+            update={
+                "turns": sorted({*kept.turns, *item.turns}),
+                "confidence": max(kept.confidence, item.confidence),
+            }
+        )
+    else:
+        into[key] = item
+
+
 def _merge_knowledge(parts: list[SessionKnowledge]) -> tuple[SessionKnowledge, dict[str, float]]:
     """Union chunk results; duplicates (from the overlap) merge their turns.
 
@@ -462,31 +485,9 @@ def _merge_knowledge(parts: list[SessionKnowledge]) -> tuple[SessionKnowledge, d
     frustration: dict[int, FrustrationItem] = {}
     for p in parts:
         for d in p.decisions:
-            key = f"d:{_dkey(d)}"
-            seen_count[key] = seen_count.get(key, 0) + 1
-            if key in decisions:
-                old = decisions[key]
-                decisions[key] = old.model_copy(
-                    update={
-                        "turns": sorted({*old.turns, *d.turns}),
-                        "confidence": max(old.confidence, d.confidence),
-                    }
-                )
-            else:
-                decisions[key] = d
+            _fold_scored(decisions, f"d:{_dkey(d)}", d, seen_count)
         for c in p.corrections:
-            key = f"c:{normalize_key(c.rule_text)}"
-            seen_count[key] = seen_count.get(key, 0) + 1
-            if key in corrections:
-                old_c = corrections[key]
-                corrections[key] = old_c.model_copy(
-                    update={
-                        "turns": sorted({*old_c.turns, *c.turns}),
-                        "confidence": max(old_c.confidence, c.confidence),
-                    }
-                )
-            else:
-                corrections[key] = c
+            _fold_scored(corrections, f"c:{normalize_key(c.rule_text)}", c, seen_count)
         for item in p.new_knowledge:
             key = f"l:{normalize_key(item.title)}"
             if key in lessons:
