@@ -20,7 +20,7 @@ from consolidate.actions import apply_recommended, review_finding
 from consolidate.config import ConsolidateSettings
 from consolidate.models import ALL_PROJECTS, CycleReport, JobReport
 from consolidate.pack import context_pack
-from consolidate.report import report_markdown, write_report
+from consolidate.report import recommendation, report_markdown, write_report
 from consolidate.runner import rem_status, run_cycle
 from consolidate.worker import install_signal_handlers, run_worker
 from graph.connect import graph_session
@@ -217,17 +217,7 @@ async def _report(s: ConsolidateSettings, project: str, out: Path | None) -> Cyc
         started_at=now,
         finished_at=now,
         reports=reports,
-        open_findings=tuple(
-            {
-                "id": f.id,
-                "job": f.job,
-                "kind": f.kind,
-                "title": f.title,
-                "action": f.proposed_action,
-                "targets": list(f.target_ids),
-            }
-            for f in open_
-        ),
+        open_findings=tuple(recommendation(f) for f in open_),
     )
     folder = out or s.consolidate.report_dir or (s.embedded.data_dir / "reports")
     md, js = write_report(report, folder)

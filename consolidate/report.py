@@ -11,6 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from consolidate.models import CycleReport
+from graph.models import Finding
+
+
+def recommendation(f: Finding) -> dict[str, Any]:
+    """An open finding as the report lists it under recommendations."""
+    return {
+        "id": f.id,
+        "job": f.job,
+        "kind": f.kind,
+        "title": f.title,
+        "action": f.proposed_action,
+        "targets": list(f.target_ids),
+    }
 
 
 def report_json(report: CycleReport) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from consolidate.config import ConsolidateSettings, Schedule
 from consolidate.jobs import JOBS
 from consolidate.models import ALL_PROJECTS, CycleReport, JobContext, JobReport, JobStatusView
-from consolidate.report import write_report
+from consolidate.report import recommendation, write_report
 from consolidate.schedule import Due, is_due, next_cron
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
@@ -359,17 +359,7 @@ async def finish_cycle(
         started_at=started,
         finished_at=_after(started, sum(r.duration_ms for r in reports)),
         reports=tuple(reports),
-        open_findings=tuple(
-            {
-                "id": f.id,
-                "job": f.job,
-                "kind": f.kind,
-                "title": f.title,
-                "action": f.proposed_action,
-                "targets": list(f.target_ids),
-            }
-            for f in open_findings
-        ),
+        open_findings=tuple(recommendation(f) for f in open_findings),
     )
     folder = out or settings.consolidate.report_dir or (settings.embedded.data_dir / "reports")
     if reports:
