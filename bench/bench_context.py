@@ -248,7 +248,7 @@ async def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=None)
     args = ap.parse_args()
     data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
-    server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2))
+    server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2, startup_timeout_s=600))
     server.start()
     name = f"ctx_{args.turns}_{args.knowledge}"
     db = FalkorDBGraph(graph_name=name, unix_socket=str(server.socket_path))
