@@ -26,6 +26,7 @@ from graph.connect import open_graph
 from graph.embed import make_embedder
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.context_queries import ContextQueryRepository
 
 log = logging.getLogger("remgraph.api")
 
@@ -140,6 +141,7 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
             db=db,
             reader=ScopedReader(db),
             retrieval=RetrievalService(db, embedder, cfg.ranking),
+            queries=ContextQueryRepository(db),
             keys=keys,
             resolver=KeyResolver(keys),
             services=svc,

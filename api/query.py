@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -9,7 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.context import Context, ForbiddenError
-from api.ranking import FULLTEXT, VECTOR, ItemKind, rrf
+from api.ranking import FULLTEXT, VECTOR, ItemKind, Ranked, rrf
 from api.retrieval import Hit, parse_time
 from api.types.context import (
     ContextItem,
@@ -39,7 +41,8 @@ from api.types.knowledge import (
     TopicConnection,
 )
 from api.types.pagination import decode_cursor, make_connection
-from graph.errors import InvalidInputError, NotFoundError
+from graph.errors import GraphError, InvalidInputError, NotFoundError
+from graph.repositories.context_queries import ContextItemRef
 from graph.timeutil import from_ms
 
 Info = strawberry.Info[Context, None]
@@ -66,6 +69,32 @@ FactsResult = Annotated[FactConnection | InvalidInput | Forbidden, strawberry.un
 TopicsResult = Annotated[
     TopicConnection | InvalidInput | Forbidden, strawberry.union("TopicsResult")
 ]
+
+
+log = logging.getLogger("remgraph.api")
+
+
+async def _record(
+    ctx: Context, query: str, project: str | None, scope: Sequence[str], ranked: Sequence[Ranked]
+) -> None:
+    """Record what was asked and returned (Browser guide `context_for_query`, REM staleness).
+
+    A failed record never fails the request: the answer is already computed.
+    """
+    refs = [
+        ContextItemRef(r.candidate.id, r.candidate.kind.value, rank, r.score)
+        for rank, r in enumerate(ranked, start=1)
+    ]
+    try:
+        await ctx.resources.queries.record(
+            project=project or ",".join(scope),
+            query=query,
+            items=refs,
+            principal=ctx.principal.key_id,
+            request_id=ctx.request_id,
+        )
+    except GraphError as e:
+        log.warning("could not record context query (request %s): %s", ctx.request_id, e)
 
 
 @strawberry.type
@@ -190,6 +219,7 @@ class Query:
             )
         except EXPECTED as e:
             return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        await _record(ctx, query, project, scope, result.items)
         items = [ContextItem.from_ranked(r) for r in result.items]
         return ContextPayload(
             items=items,

@@ -12,6 +12,7 @@ from graph.db import GraphDB
 from graph.embed import Embedder
 from graph.ports import Consolidator, TurnIngestor
 from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.context_queries import ContextQueryRepository
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Resources:
     db: GraphDB
     reader: ScopedReader
     retrieval: RetrievalService
+    queries: ContextQueryRepository
     keys: ApiKeyRepository
     resolver: KeyResolver
     services: ApiServices

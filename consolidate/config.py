@@ -85,7 +85,7 @@ class ConsolidateSection(BaseModel):
     high_use: int = Field(default=10, ge=1)
     """Usage count from which an item counts as high-use."""
     query_window_days: float = Field(default=30.0, gt=0)
-    """Recent queries (QueryLog) looked at for keyword matches."""
+    """Recent `context` requests (ContextQuery nodes) looked at for keyword matches."""
     # graduation
     pattern_sessions: int = Field(default=2, ge=1)
     """Distinct sessions for correction → pattern."""

@@ -29,6 +29,7 @@ PREFIXES = {
     "finding": "fnd",
     "snapshot": "snp",
     "api_key": "key",
+    "context_query": "ctx",
 }
 
 

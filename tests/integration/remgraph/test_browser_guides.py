@@ -11,6 +11,7 @@ import pytest
 from consolidate.runner import run_job
 from graph.engines.falkordb import FalkorDBGraph, params_header
 from graph.explore import browser_queries, instructions
+from graph.repositories.context_queries import ContextItemRef, ContextQueryRepository
 from graph.timeutil import OPEN
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 async def _run(db: FalkorDBGraph, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     # Guides are documentation for Neo4j Browser, not registry queries: run their text as is.
-    res = await db._graph.ro_query(params_header(params) + text)  # noqa: SLF001 - test-only access
+    res = await db._graph.ro_query(params_header(params) + text)
     cols = [h[1] for h in res.header]
     return [dict(zip(cols, row, strict=True)) for row in res.result_set]
 
@@ -61,6 +62,19 @@ async def test_every_guide_runs_and_shows_its_subject(built: FalkorDBGraph) -> N
         {},
     )
     correction_id = await _one(db, "Correction")
+    turn_ids = [
+        r["v"]
+        for r in await _run(
+            db,
+            "MATCH (t:Turn) WHERE t.text CONTAINS 'pnpm' RETURN t.id AS v ORDER BY v LIMIT 2",
+            {},
+        )
+    ]
+    await ContextQueryRepository(db).record(
+        project="webapp",
+        query="which package manager do we use?",
+        items=[ContextItemRef(t, "turn", n, 1.0 / n) for n, t in enumerate(turn_ids, start=1)],
+    )
     params = {
         "session_id": session_id,
         "topic_id": topic_rows[0]["v"] if topic_rows else await _one(db, "Topic"),
@@ -68,7 +82,7 @@ async def test_every_guide_runs_and_shows_its_subject(built: FalkorDBGraph) -> N
         "project": "webapp",
         "as_of": OPEN - 1,
         "known_at": OPEN - 1,
-        "query_text": "pnpm",
+        "query_text": "package manager",
     }
     guides = {q.name: q for q in browser_queries()}
     assert set(guides) >= {
@@ -92,6 +106,8 @@ async def test_every_guide_runs_and_shows_its_subject(built: FalkorDBGraph) -> N
     assert any("pnpm" in (r["rule"] or "").lower() for r in rules)
     assert results["facts_as_of"]
     assert results["communities"]
+    got = results["context_for_query"]
+    assert {r["g"].properties["rank"] for r in got} == {1, 2}
 
 
 async def test_explore_instructions_name_every_guide_and_the_style_sheet() -> None:

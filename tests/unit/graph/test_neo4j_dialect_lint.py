@@ -73,17 +73,7 @@ _CONTROLS: dict[str, tuple[str, list[str], str]] = {
 }
 
 # Warnings accepted on purpose: (query name, message fragment) -> why it is fine.
-_ACCEPTED_WARNINGS: dict[tuple[str, str], str] = {
-    ("rem.recent_texts", "Label QueryLog is not present"): (
-        "forward hook: nothing records QueryLog nodes yet, so the UNION's Turn branch answers"
-    ),
-    ("browser.context_for_query", "Label ContextQuery is not present"): (
-        "known gap: no code records the context requests this guide shows (it returns nothing)"
-    ),
-    ("browser.context_for_query", "Relationship type GOT is not present"): (
-        "known gap: see ContextQuery above"
-    ),
-}
+_ACCEPTED_WARNINGS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

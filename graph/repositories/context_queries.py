@@ -1,0 +1,82 @@
+"""`ContextQueryRepository`: the record of what agents asked `context` and what they got back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.ids import make_id
+from graph.timeutil import OPEN, from_ms, now_ms, to_ms
+
+_RECORD = Q("context_query.record")
+_RECENT = Q("context_query.recent")
+
+
+@dataclass(frozen=True)
+class ContextItemRef:
+    """One returned item: its id, kind (`turn`, `lesson`, ...), rank and score."""
+
+    id: str
+    kind: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class RecordedQuery:
+    """A recorded `context` request."""
+
+    id: str
+    query: str
+    at: datetime
+    item_ids: tuple[str, ...]
+
+
+class ContextQueryRepository:
+    """Writes one `ContextQuery` node per request with `GOT` edges to the items returned."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self.db = db
+
+    async def record(
+        self,
+        *,
+        project: str,
+        query: str,
+        items: Sequence[ContextItemRef],
+        principal: str = "",
+        at: datetime | None = None,
+        request_id: str = "",
+    ) -> str:
+        """Store the request and link its items; returns the ContextQuery id."""
+        at_ms = now_ms() if at is None else to_ms(at)
+        qid = make_id("context_query", project, at_ms, request_id, query)
+        rows = [
+            {"id": i.id, "kind": i.kind, "rank": i.rank, "score": float(i.score)} for i in items
+        ]
+        await self.db.write(
+            _RECORD,
+            id=qid,
+            project=project,
+            text=query[:2000],
+            at=at_ms,
+            open=OPEN,
+            principal=principal,
+            items=rows,
+        )
+        return qid
+
+    async def recent(
+        self, project: str, *, since: datetime | None = None, limit: int = 50
+    ) -> list[RecordedQuery]:
+        """The project's latest requests, newest first."""
+        rows = await self.db.read(
+            _RECENT, project=project, since=0 if since is None else to_ms(since), limit=limit
+        )
+        return [
+            RecordedQuery(r["id"], r["query"], from_ms(int(r["at"])), tuple(r["item_ids"] or ()))
+            for r in rows
+        ]
