@@ -16,6 +16,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from api.cli import export_schema, keys_app
 from consolidate.cli import rem_app
 from consolidate.cli import worker as worker_cmd
 from graph.cli import app as db_app
@@ -36,6 +37,10 @@ app.add_typer(rem_app, name="rem")
 app.command("worker")(worker_cmd)
 register_ingest(app, hooks=extraction_hooks)
 app.command("extract")(extract_cmd)
+app.add_typer(keys_app, name="keys")
+api_app = typer.Typer(help="GraphQL schema tools.", no_args_is_help=True)
+api_app.command("export-schema")(export_schema)
+app.add_typer(api_app, name="api")
 
 err = Console(stderr=True)
 
@@ -95,6 +100,19 @@ def up(
             s, host=host or s.api.host, port=port or s.api.port, ingest=paths or [], create_key=True
         )
     )
+
+
+@app.command()
+def mcp(
+    key: Annotated[str | None, typer.Option(help="API key (default: $REMGRAPH_API_KEY)")] = None,
+) -> None:
+    """Serve context, search, ingest_turns and record_feedback over MCP (stdio)."""
+    from api.mcp import run_stdio
+    from remgraph.settings import Settings
+    from remgraph.wiring import lazy_api_services
+
+    s = Settings()
+    run_stdio(s, lazy_api_services(s), key=key)
 
 
 def _describe_validation(e: ValidationError) -> str:

@@ -27,6 +27,16 @@ def extraction_hooks(
     return [ExtractionHook(settings, embedder=embedder)]
 
 
+def lazy_api_services(settings: Settings) -> ApiServices:
+    """Ports built once the API has opened the graph itself (MCP over stdio)."""
+    return ApiServices(
+        make_ingestor=lambda db, emb: IngestService(
+            db, settings, embedder=emb, hooks=extraction_hooks(db, settings, emb)
+        ),
+        make_consolidator=lambda db, emb: RemService(db, settings),
+    )
+
+
 def api_services(db: GraphDB, settings: Settings, embedder: Embedder | None = None) -> ApiServices:
     """The API's ports wired to the real ingest pipeline and REM cycle on an open graph."""
     emb = embedder or make_embedder(settings.embedding)

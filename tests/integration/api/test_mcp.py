@@ -12,20 +12,6 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[3]
 
-# The server script wires the real ingest pipeline the way the composition root does.
-SERVER = """
-from api.config import ApiSettings
-from api.mcp import run_stdio
-from api.services import ApiServices
-from ingest.config import IngestSettings
-from ingest.service import IngestService
-
-def make_ingestor(db, embedder):
-    return IngestService(db, IngestSettings(), embedder=embedder)
-
-run_stdio(ApiSettings(), ApiServices(make_ingestor=make_ingestor))
-"""
-
 
 def _payload(result) -> dict:
     if getattr(result, "structured_content", None):
@@ -38,8 +24,6 @@ def _payload(result) -> dict:
 
 
 async def test_mcp_tools_over_stdio(graph_settings, seeded, keys, tmp_path):
-    script = tmp_path / "server.py"
-    script.write_text(SERVER, encoding="utf-8")
     env = {
         **{k: v for k, v in os.environ.items() if k.startswith(("PATH", "HOME", "HF_", "TRANS"))},
         "PYTHONPATH": str(ROOT),
@@ -51,7 +35,11 @@ async def test_mcp_tools_over_stdio(graph_settings, seeded, keys, tmp_path):
         "REMGRAPH_API_KEY": keys["alpha"],
     }
     params = StdioServerParameters(
-        command=sys.executable, args=[str(script)], env=env, cwd=str(tmp_path)
+        # `remgraph mcp`: the composition root wires the real ingest pipeline and REM cycle
+        command=sys.executable,
+        args=["-m", "remgraph", "mcp"],
+        env=env,
+        cwd=str(tmp_path),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
