@@ -24,6 +24,7 @@ from graph.errors import GraphError
 from graph.explore import instructions
 from ingest.cli import register as register_ingest
 from ingest.extract.cli import extract as extract_cmd
+from remgraph.eval import eval_app
 from remgraph.wiring import extraction_hooks
 
 app = typer.Typer(
@@ -41,6 +42,7 @@ app.add_typer(keys_app, name="keys")
 api_app = typer.Typer(help="GraphQL schema tools.", no_args_is_help=True)
 api_app.command("export-schema")(export_schema)
 app.add_typer(api_app, name="api")
+app.add_typer(eval_app, name="eval")
 
 err = Console(stderr=True)
 
