@@ -142,6 +142,24 @@ async def _random_turn_vectors(db: Any) -> float:
     return round(time.perf_counter() - t, 1)
 
 
+def _code_version() -> str:
+    """`git describe` of the work tree the run used (`-dirty` when it had uncommitted changes)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip()
+
+
 def dir_bytes(path: Path) -> int:
     """Bytes of all files under `path`."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
@@ -336,6 +354,7 @@ def main() -> None:
                 )
             )
             row["requested_turns"] = size
+            row["code"] = _code_version()
             row["wall_s"] = round(time.perf_counter() - t, 1)
             row["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
             row["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
