@@ -96,7 +96,7 @@ def summarize(value: Any, depth: int = 0) -> Any:
 
 
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
-_REDISEARCH_SPECIAL = set(",.<>{}[]\"':;!@#$%^&*()-+=~|/\\")
+_REDISEARCH_SPECIAL = set(",.<>{}[]\"':;!@#$%^&*()-+=~|/\\?`")
 
 
 def lucene_terms(text: str) -> str:

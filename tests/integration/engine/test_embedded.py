@@ -174,3 +174,24 @@ async def test_changed_migration_is_a_clear_schema_mismatch(graph_db) -> None:
     await graph_db.write(_RECORD, id="0001_constraints", checksum="0123456789abcdef", applied_at=1)
     with pytest.raises(MigrationError, match="0001_constraints changed after it was applied"):
         await migrate(graph_db)
+
+
+async def test_fulltext_query_survives_any_user_text(graph_db) -> None:
+    from graph.models import Turn
+    from graph.repositories.turns import TurnRepository
+
+    await TurnRepository(graph_db).upsert_many(
+        [
+            Turn(
+                id="trn_q",
+                project="p",
+                session_id="s",
+                ordinal=0,
+                role="user",
+                text="When did Caroline go to the support group",
+            )
+        ]
+    )
+    hostile = 'When did "Caroline" go? (support) group* -x | ~y @z {a} [b] `c` $d%'
+    hits = await TurnRepository(graph_db).search_fulltext(hostile, projects=["p"])
+    assert [h[0] for h in hits] == ["trn_q"]
