@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -14,35 +13,16 @@ import pytest
 from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
-from graph.models import Correction, Fact, Lesson, LessonVersion, Session, Topic, Turn
+from bench.scenarios import T0, seed_projects
+from graph.models import Correction, Fact, Lesson, LessonVersion, Topic
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
-from graph.repositories.projects import ProjectRepository
-from graph.repositories.sessions import SessionRepository
 from graph.repositories.topics import TopicRepository
-from graph.repositories.turns import TurnRepository
 from ingest.config import IngestSettings
 from ingest.service import IngestService
 from tests.shared_embedder import shared_local_embedder
-
-T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-
-CONVERSATIONS: dict[str, list[tuple[str, str]]] = {
-    "alpha": [
-        ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
-        ("Melanie", "That sounds amazing! What happened there?"),
-        ("Caroline", "The transgender stories were inspiring and I felt accepted."),
-        ("Melanie", "I painted a lake sunrise last week, it calms me down."),
-        ("Caroline", "I am researching adoption agencies because I want to be a mother."),
-    ],
-    "beta": [
-        ("Jon", "The secret launch code for the beta project is tangerine."),
-        ("Gina", "Our dance studio opens in June with a big party."),
-        ("Jon", "I lost my banking job so I am starting a dance studio."),
-    ],
-}
 
 
 @dataclass
@@ -54,45 +34,13 @@ class Seeded:
 
 
 async def seed(db: Any) -> Seeded:
-    """Write the two projects' sessions and turns (with embeddings) through the repositories."""
-    emb = shared_local_embedder()
-    sessions_repo, turns_repo = SessionRepository(db), TurnRepository(db)
+    """The reliability scenarios' two projects (sessions, embedded turns), plus knowledge items."""
+    ids = await seed_projects(db, shared_local_embedder())
     out = Seeded({}, {})
-    for project, lines in CONVERSATIONS.items():
-        sid = f"ses_{project}"
-        s = Session(
-            id=sid,
-            project=project,
-            source="api",
-            title=f"{project} chat",
-            source_key=sid,
-            started_at=T0,
-            valid_from=T0,
-            turn_count=len(lines),
-        )
-        await sessions_repo.upsert_many([s])
-        await ProjectRepository(db).link_sessions([s])
-        turns = [
-            Turn(
-                id=f"trn_{project}_{i}",
-                project=project,
-                session_id=sid,
-                ordinal=i,
-                role="user",
-                speaker=spk,
-                text=text,
-                token_estimate=len(text) // 4 + 1,
-                valid_from=T0 + timedelta(minutes=i),
-            )
-            for i, (spk, text) in enumerate(lines)
-        ]
-        await turns_repo.upsert_many(turns)
-        vecs = await emb.embed([t.text for t in turns])
-        await turns_repo.set_embeddings(zip([t.id for t in turns], vecs, strict=True))
-        await sessions_repo.link_turns(turns)
+    for project, (sid, *turn_ids) in ids.items():
         out.sessions[project] = sid
-        out.turns[project] = [t.id for t in turns]
-        await seed_knowledge(db, project, turns[0].id)
+        out.turns[project] = list(turn_ids)
+        await seed_knowledge(db, project, turn_ids[0])
     return out
 
 
