@@ -6,7 +6,15 @@ import logging
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.extensions import (
+    AddValidationRules,
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
 
 from api.config import ApiSection, ApiSettings
 from api.mutation import Mutation
@@ -14,6 +22,11 @@ from api.query import Query
 from graph.errors import GraphUnavailableError
 
 log = logging.getLogger("remgraph.api")
+
+PARSE_CACHE_SIZE = 256
+"""Distinct query texts whose parsed documents are kept (LRU; agents send a handful of texts)."""
+VALIDATION_CACHE_SIZE = 256
+"""Distinct documents whose validation result (errors included) is kept (LRU)."""
 
 
 def _unexpected(error: GraphQLError) -> bool:
@@ -54,15 +67,26 @@ class MaskWithRequestId(MaskErrors):
 
 
 def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
-    """The schema with depth, alias and token limits from `settings.api`."""
+    """The schema with the limits of `settings.api` and LRU caches for parsing and validation.
+
+    The depth and alias rules are built once here, not per request: the validation cache is keyed
+    by (schema, document, rules), so per-request rule classes would never hit. A cached entry holds
+    the limit errors too, so a too-deep query is refused on every submission, not only the first;
+    the token limit applies while parsing, and a failed parse is never cached.
+    """
     section = settings.api if settings is not None else ApiSection()
+    rules = (
+        *QueryDepthLimiter(max_depth=section.max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=section.max_aliases).validation_rules,
+    )
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=section.max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=section.max_aliases),
+            lambda: AddValidationRules(list(rules)),
             lambda: MaxTokensLimiter(max_token_count=section.max_tokens),
+            lambda: ParserCache(maxsize=PARSE_CACHE_SIZE),
+            lambda: ValidationCache(maxsize=VALIDATION_CACHE_SIZE),
             MaskWithRequestId,
         ],
     )
