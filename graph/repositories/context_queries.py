@@ -12,6 +12,7 @@ from graph.ids import make_id
 from graph.timeutil import OPEN, from_ms, now_ms, to_ms
 
 _RECORD = Q("context_query.record")
+_RECORD_MANY = Q("context_query.record_many")
 _RECENT = Q("context_query.recent")
 
 
@@ -23,6 +24,27 @@ class ContextItemRef:
     kind: str
     rank: int
     score: float
+
+
+@dataclass(frozen=True)
+class ContextQueryRecord:
+    """One `context` request to record: who asked what, when, and the items it got back."""
+
+    project: str
+    query: str
+    items: tuple[ContextItemRef, ...]
+    at_ms: int
+    principal: str = ""
+    request_id: str = ""
+
+    @property
+    def id(self) -> str:
+        """The ContextQuery id (deterministic: project, time, request id and query text)."""
+        return make_id("context_query", self.project, self.at_ms, self.request_id, self.query)
+
+
+def _item_rows(items: Sequence[ContextItemRef]) -> list[dict[str, object]]:
+    return [{"id": i.id, "kind": i.kind, "rank": i.rank, "score": float(i.score)} for i in items]
 
 
 @dataclass(frozen=True)
@@ -54,9 +76,7 @@ class ContextQueryRepository:
         """Store the request and link its items; returns the ContextQuery id."""
         at_ms = now_ms() if at is None else to_ms(at)
         qid = make_id("context_query", project, at_ms, request_id, query)
-        rows = [
-            {"id": i.id, "kind": i.kind, "rank": i.rank, "score": float(i.score)} for i in items
-        ]
+        rows = _item_rows(items)
         await self.db.write(
             _RECORD,
             id=qid,
@@ -68,6 +88,25 @@ class ContextQueryRepository:
             items=rows,
         )
         return qid
+
+    async def record_many(self, records: Sequence[ContextQueryRecord]) -> list[str]:
+        """Store many requests in one write (same nodes and edges as `record`); returns the ids."""
+        if not records:
+            return []
+        ids = [r.id for r in records]
+        rows = [
+            {
+                "id": qid,
+                "project": r.project,
+                "text": r.query[:2000],
+                "at": r.at_ms,
+                "principal": r.principal,
+                "items": _item_rows(r.items),
+            }
+            for qid, r in zip(ids, records, strict=True)
+        ]
+        await self.db.write(_RECORD_MANY, rows=rows, open=OPEN)
+        return ids
 
     async def recent(
         self, project: str, *, since: datetime | None = None, limit: int = 50

@@ -47,3 +47,82 @@ async def test_record_links_returned_items_and_lists_recent(graph_db) -> None:
     assert recent[0].at == datetime(2026, 2, 1, tzinfo=UTC)
     later = await repo.recent("p", since=datetime(2026, 3, 1, tzinfo=UTC))
     assert later == []
+
+
+async def _guide(db, query_text: str) -> list[dict]:
+    """Run the Browser guide `context_for_query` as Neo4j Browser would (text as is)."""
+    from graph.engines.falkordb import params_header
+    from graph.explore import browser_queries
+
+    [guide] = [q for q in browser_queries() if q.name == "context_for_query"]
+    res = await db._graph.ro_query(params_header({"query_text": query_text}) + guide.text)
+    cols = [h[1] for h in res.header]
+    return [dict(zip(cols, row, strict=True)) for row in res.result_set]
+
+
+async def test_record_many_writes_the_nodes_and_edges_record_writes(graph_db) -> None:
+    from graph.repositories.context_queries import ContextQueryRecord
+    from graph.repositories.rem import RemRepository
+    from graph.timeutil import to_ms
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    await TurnRepository(graph_db).upsert_many(
+        [
+            Turn(
+                id=f"trn_{i}",
+                project="p",
+                session_id="s",
+                ordinal=i,
+                role="user",
+                text="x",
+                valid_from=t0,
+            )
+            for i in range(3)
+        ]
+    )
+    repo = ContextQueryRepository(graph_db)
+    items = (
+        ContextItemRef("trn_2", "turn", 1, 0.9),
+        ContextItemRef("trn_0", "turn", 2, 0.5),
+        ContextItemRef("les_missing", "lesson", 3, 0.1),
+    )
+    at = datetime(2026, 2, 1, tzinfo=UTC)
+    await repo.record(project="p", query="single write", items=items, at=at, principal="k1")
+    batch = [
+        ContextQueryRecord("p", "batched write", items, to_ms(at), principal="k1", request_id="r"),
+        ContextQueryRecord("p", "batched empty", (), to_ms(at) + 1, request_id="r2"),
+    ]
+    ids = await repo.record_many(batch)
+    assert ids == [r.id for r in batch]
+    assert await repo.record_many([]) == []
+
+    single, batched = (
+        await _guide(graph_db, "single write"),
+        await _guide(graph_db, "batched write"),
+    )
+    assert len(single) == len(batched) == 2  # two GOT edges: the missing lesson is not linked
+
+    def shape(rows: list[dict]) -> list[tuple]:
+        out = []
+        for r in rows:
+            q = {k: v for k, v in r["q"].properties.items() if k not in {"id", "query"}}
+            out.append(
+                (sorted(q.items()), sorted(r["g"].properties.items()), r["item"].properties["id"])
+            )
+        return sorted(out)
+
+    assert shape(single) == shape(batched)
+    assert batched[0]["q"].properties["id"] == ids[0]
+    recent = await repo.recent("p")
+    assert recent[0].query == "batched empty"  # newest first
+    assert sorted((r.query, r.item_ids) for r in recent) == [
+        ("batched empty", ()),
+        ("batched write", ("trn_2", "trn_0", "les_missing")),
+        ("single write", ("trn_2", "trn_0", "les_missing")),
+    ]
+    texts = await RemRepository(graph_db).recent_texts("p", to_ms(at))
+    assert {t for t, src in texts if src == "query"} == {
+        "single write",
+        "batched write",
+        "batched empty",
+    }

@@ -1,0 +1,28 @@
+// mode: write
+// params: rows, open
+// returns: linked
+// why: the batched form of `context_query.record` (the API's background recorder writes every
+//      request of the last <= 250 ms in one statement): one ContextQuery node per row plus a GOT
+//      edge (rank, score) to every item it returned, with the same properties as `record`. Rows
+//      without items still get their node (the node is written before the items are unwound).
+UNWIND $rows AS row
+MERGE (q:ContextQuery {id: row.id})
+ON CREATE SET q.project = row.project, q.query = row.text, q.at = row.at,
+              q.principal = row.principal, q.item_ids = [i IN row.items | i.id],
+              q.valid_from = row.at, q.valid_to = $open, q.recorded_at = row.at,
+              q.expired_at = $open
+WITH q, row
+UNWIND row.items AS item
+OPTIONAL MATCH (t:Turn {id: item.id}) WHERE item.kind = 'turn'
+OPTIONAL MATCH (l:Lesson {id: item.id}) WHERE item.kind = 'lesson'
+OPTIONAL MATCH (c:Correction {id: item.id}) WHERE item.kind = 'correction'
+OPTIONAL MATCH (f:Fact {id: item.id}) WHERE item.kind = 'fact'
+OPTIONAL MATCH (tp:Topic {id: item.id}) WHERE item.kind = 'topic'
+OPTIONAL MATCH (r:ReferenceLayer {id: item.id}) WHERE item.kind = 'reference_layer'
+OPTIONAL MATCH (p:Primer {id: item.id}) WHERE item.kind = 'primer'
+WITH q, row, item, coalesce(t, l, c, f, tp, r, p) AS n
+WHERE n IS NOT NULL
+MERGE (q)-[g:GOT]->(n)
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = row.at,
+              g.valid_to = $open, g.recorded_at = row.at, g.expired_at = $open
+RETURN count(g) AS linked
