@@ -162,36 +162,45 @@ def mmr_pack(
     top = max(r.score for r in scored) or 1.0
     # Diversity only reorders the head; bound the work to a few times what is returned.
     pool = list(scored[: max(limit * 3, 60)])
-    picked: list[Ranked] = []
+    order = sorted(range(len(pool)), key=lambda i: -pool[i].score)
+    picked: list[int] = []
     max_sim = [0.0] * len(pool)
+    compared = [0] * len(pool)  # how many picked items each candidate was compared with
     left = token_budget
     alive = [True] * len(pool)
     words = [_words(r.candidate.text) for r in pool] if lam < 1.0 else []
     while len(picked) < limit:
         best_i = -1
         best_v = -math.inf
-        for i, r in enumerate(pool):
+        # Lazy greedy: candidates in score order; a penalty is never negative, so once
+        # `lam * rel` cannot beat the best value found no later candidate can, and similarities
+        # are only computed for candidates still in the running (same picks as the eager loop).
+        for i in order:
             if not alive[i]:
                 continue
+            r = pool[i]
             if left is not None and r.candidate.tokens > left:
                 alive[i] = False
                 continue
-            v = lam * (r.score / top) - (1.0 - lam) * max_sim[i]
+            rel = lam * (r.score / top)
+            if rel <= best_v:
+                break
+            if lam < 1.0 and compared[i] < len(picked):
+                for j in picked[compared[i] :]:
+                    sim = similarity(r.candidate, pool[j].candidate, words[i], words[j])
+                    if sim > max_sim[i]:
+                        max_sim[i] = sim
+                compared[i] = len(picked)
+            v = rel - (1.0 - lam) * max_sim[i]
             if v > best_v:
                 best_v, best_i = v, i
         if best_i < 0:
             break
-        chosen = pool[best_i]
         alive[best_i] = False
-        picked.append(chosen)
+        picked.append(best_i)
         if left is not None:
-            left -= chosen.candidate.tokens
-        if lam < 1.0:
-            for i, r in enumerate(pool):
-                if alive[i]:
-                    sim = similarity(r.candidate, chosen.candidate, words[i], words[best_i])
-                    max_sim[i] = max(max_sim[i], sim)
-    return picked
+            left -= pool[best_i].candidate.tokens
+    return [pool[i] for i in picked]
 
 
 def score_candidates(

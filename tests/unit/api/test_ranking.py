@@ -221,3 +221,63 @@ def test_rank_end_to_end_respects_limit_and_budget():
     out = rank(cands, understand("x"), W, limit=5, token_budget=100)
     assert len(out) == 3
     assert [r.candidate.id for r in out] == ["t0", "t1", "t2"]
+
+
+def _eager_mmr(scored, *, lam, limit, token_budget):
+    """The textbook greedy MMR: every candidate re-scored against every pick, each step."""
+    from api.ranking import _words, similarity
+
+    top = max(r.score for r in scored) or 1.0
+    pool = list(scored[: max(limit * 3, 60)])
+    words = [_words(r.candidate.text) for r in pool]
+    picked, left, alive = [], token_budget, [True] * len(pool)
+    while len(picked) < limit:
+        best_i, best_v = -1, float("-inf")
+        for i, r in enumerate(pool):
+            if not alive[i] or (left is not None and r.candidate.tokens > left):
+                alive[i] = False
+                continue
+            pen = max(
+                (similarity(r.candidate, pool[j].candidate, words[i], words[j]) for j in picked),
+                default=0.0,
+            )
+            v = lam * r.score / top - (1 - lam) * pen
+            if v > best_v:
+                best_v, best_i = v, i
+        if best_i < 0:
+            break
+        alive[best_i] = False
+        picked.append(best_i)
+        if left is not None:
+            left -= pool[best_i].candidate.tokens
+    return [pool[i] for i in picked]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lazy_mmr_picks_exactly_what_eager_mmr_picks(seed):
+    import random
+
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(30)]
+    scored = sorted(
+        (
+            Ranked(
+                candidate=Candidate(
+                    id=f"t{i}",
+                    kind=ItemKind.TURN,
+                    text=" ".join(rng.choices(vocab, k=rng.randint(2, 12))),
+                    tokens=rng.randint(5, 200),
+                ),
+                score=round(rng.random(), 2),
+                why={},
+            )
+            for i in range(rng.randint(1, 90))
+        ),
+        key=lambda r: (-r.score, r.candidate.id),
+    )
+    lam = rng.choice([0.0, 0.5, 0.8, 0.95, 1.0])
+    limit = rng.randint(1, 25)
+    budget = rng.choice([None, 300, 1000, 5000])
+    got = mmr_pack(scored, lam=lam, limit=limit, token_budget=budget)
+    want = _eager_mmr(scored, lam=lam, limit=limit, token_budget=budget)
+    assert [r.candidate.id for r in got] == [r.candidate.id for r in want]
