@@ -44,6 +44,27 @@ def tokenize(text: str) -> list[str]:
     return list(_tokens(text))
 
 
+def prune_terms(df_all: Mapping[str, int], budget: int) -> list[str]:
+    """The words a fulltext query should search for, given each word's index-wide match count.
+
+    Words are taken rarest first while their summed document frequency stays within `budget` (the
+    rarest word always), so a query never makes the engine enumerate most of the collection for a
+    word that occurs everywhere. Dropped words still count in BM25 for the documents found.
+    `budget` <= 0 keeps every word.
+    """
+    words = list(df_all)
+    if budget <= 0:
+        return words
+    out: list[str] = []
+    total = 0
+    for w in sorted(words, key=lambda x: (df_all[x], x)):
+        if out and total + df_all[w] > budget:
+            break
+        out.append(w)
+        total += df_all[w]
+    return out
+
+
 def bm25(
     query: Iterable[str],
     docs: Mapping[str, str],
@@ -52,6 +73,7 @@ def bm25(
     avgdl: float,
     k1: float = 1.2,
     b: float = 0.75,
+    df: Mapping[str, int] | None = None,
 ) -> dict[str, float]:
     """BM25 score of every doc in `docs` (id → text) for the query words (already tokenized or not).
 
@@ -62,17 +84,24 @@ def bm25(
         avgdl: mean document length in tokens.
         k1: term-frequency saturation.
         b: length normalisation.
+        df: document frequency per query word in the collection, when known (from the engine);
+            words without one count the documents in `docs` that hold them.
     """
     q = list(dict.fromkeys(t for w in query for t in tokenize(w)))
     if not q or not docs:
         return {}
     toks = {i: _tokens(t) for i, t in docs.items()}
-    df: Counter[str] = Counter()
+    counted: Counter[str] = Counter()
     for ts in toks.values():
-        df.update(set(ts) & set(q))
-    n = max(n_docs, len(docs))
+        counted.update(set(ts) & set(q))
+    known: dict[str, int] = {}
+    for w, f in (df or {}).items():
+        for t in tokenize(w):
+            known[t] = max(known.get(t, 0), f)
+    freq = {t: max(known.get(t, 0), counted[t]) for t in q}
+    n = max(n_docs, len(docs), *freq.values())
     avg = avgdl if avgdl > 0 else (sum(len(t) for t in toks.values()) / len(toks) or 1.0)
-    idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in q}
+    idf = {t: math.log(1.0 + (n - freq[t] + 0.5) / (freq[t] + 0.5)) for t in q}
     out: dict[str, float] = {}
     for i, ts in toks.items():
         tf = Counter(ts)

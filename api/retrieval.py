@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from api.config import RankingSection
-from api.lexical import bm25
+from api.lexical import bm25, prune_terms
 from api.ranking import (
     FULLTEXT,
     VECTOR,
@@ -45,6 +45,7 @@ _TURN_NEIGHBOURS = Q("context.turn_neighbours")
 _SPEAKERS = Q("context.speakers")
 _TURN_KEYS = Q("context.turn_keys")
 _TURN_STATS = Q("context.turn_stats")
+_TURN_TERM_DF = Q("context.turn_term_df")
 _KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
 _KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
 _KNOWLEDGE_KINDS = frozenset(
@@ -59,6 +60,8 @@ _KNOWLEDGE_KINDS = frozenset(
 )
 
 _SPEAKER_TTL_S = 60.0
+_DF_TTL_S = 300.0
+_DF_CACHE_MAX = 200_000
 _WORDS = re.compile(r"\w+")
 _VECTOR_OVERSAMPLE = 4
 
@@ -179,6 +182,7 @@ class RetrievalService:
         self.ranking = ranking
         self._speakers: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
         self._stats: dict[tuple[str, ...], tuple[float, int, float]] = {}
+        self._df: dict[tuple[tuple[str, ...], str], tuple[float, int, int]] = {}
 
     @property
     def has_vectors(self) -> bool:
@@ -196,6 +200,59 @@ class RetrievalService:
         """Drop the speaker and statistics caches (after new turns arrive)."""
         self._speakers.clear()
         self._stats.clear()
+        self._df.clear()
+
+    async def term_df(
+        self, words: Sequence[str], projects: tuple[str, ...]
+    ) -> dict[str, tuple[int, int]]:
+        """(index-wide, in `projects`) document frequency of each word, cached for five minutes.
+
+        Only words not cached cost a query (concurrently, one per word); a common word's count
+        enumerates its matches once per five minutes instead of on every query holding it.
+        """
+        now = time.monotonic()
+        out: dict[str, tuple[int, int]] = {}
+        missing = []
+        for w in dict.fromkeys(words):
+            hit = self._df.get((projects, w))
+            if hit is not None and now - hit[0] < _DF_TTL_S:
+                out[w] = (hit[1], hit[2])
+            else:
+                missing.append(w)
+        if missing:
+            if len(self._df) > _DF_CACHE_MAX:
+                self._df.clear()
+            results = await asyncio.gather(
+                *(
+                    self._db.read(
+                        _TURN_TERM_DF, q=self._db.fulltext_query(w), projects=list(projects)
+                    )
+                    for w in missing
+                )
+            )
+            for w, rows in zip(missing, results, strict=True):
+                df_all = int(rows[0]["df_all"] or 0) if rows else 0
+                df = int(rows[0]["df"] or 0) if rows else 0
+                self._df[(projects, w)] = (now, df_all, df)
+                out[w] = (df_all, df)
+        return out
+
+    async def search_words(
+        self, text: str, projects: tuple[str, ...]
+    ) -> tuple[list[str], list[str], dict[str, int]]:
+        """(every query word, the words to search for, document frequency in `projects`).
+
+        Stop words are dropped; with `ranking.fulltext_match_budget` set, words are searched rarest
+        first within that many index-wide matches (`api.lexical.prune_terms`).
+        """
+        # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
+        words = list(dict.fromkeys(w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS))
+        budget = self.ranking.fulltext_match_budget
+        if not words or not projects or budget <= 0:
+            return words, words, {}
+        dfs = await self.term_df(words, projects)
+        searched = prune_terms({w: dfs[w][0] for w in words}, budget)
+        return words, searched, {w: d for w, (_, d) in dfs.items()}
 
     async def turn_stats(self, projects: tuple[str, ...]) -> tuple[int, float]:
         """(turn count, mean turn length in words) of `projects`, cached for a minute."""
@@ -235,14 +292,17 @@ class RetrievalService:
         as_of: int,
         known_at: int,
         pool: int | None = None,
+        terms: tuple[list[str], list[str], dict[str, int]] | None = None,
     ) -> list[Hit]:
         """Fulltext hits on turns scored with BM25 (`api.lexical`), best first (k ≤ 0: all).
 
-        `pool` overrides how many engine matches are scored (default `ranking.fulltext_pool`).
+        `pool` overrides how many engine matches are scored (default `ranking.fulltext_pool`);
+        `terms` is `search_words(text, projects)` when the caller already has it.
         """
-        # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
-        words = [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS]
-        q = self._db.fulltext_query(" ".join(words))
+        words, searched, df = (
+            terms if terms is not None else await self.search_words(text, projects)
+        )
+        q = self._db.fulltext_query(" ".join(searched))
         if not q or not projects:
             return []
         rows = await self._db.read(
@@ -263,6 +323,7 @@ class RetrievalService:
             avgdl=avgdl,
             k1=self.ranking.bm25_k1,
             b=self.ranking.bm25_b,
+            df=df,
         )
         best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
         return [Hit(i, s) for i, s in (best if k <= 0 else best[:k])]
@@ -305,10 +366,13 @@ class RetrievalService:
         """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs."""
         w = self.ranking
         t0 = time.perf_counter()
+        terms = await self.search_words(intent.keyword_query, projects)
         ft_all, vec, kn = await asyncio.gather(
-            self.fulltext(intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at),
+            self.fulltext(
+                intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at, terms=terms
+            ),
             self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
-            self._knowledge_fulltext(intent.keyword_query, projects, as_of, known_at)
+            self._knowledge_fulltext(terms[1], projects, as_of, known_at)
             if knowledge and w.knowledge_candidates
             else _no_rows(),
         )
@@ -385,9 +449,8 @@ class RetrievalService:
         return out
 
     async def _knowledge_fulltext(
-        self, text: str, projects: tuple[str, ...], as_of: int, known_at: int
+        self, words: Sequence[str], projects: tuple[str, ...], as_of: int, known_at: int
     ) -> list[dict[str, Any]]:
-        words = [w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS]
         q = self._db.fulltext_query(" ".join(words))
         if not q or not projects:
             return []

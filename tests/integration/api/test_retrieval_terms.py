@@ -1,0 +1,62 @@
+"""Which words a fulltext query searches for, from document frequencies the engine counts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from api.config import RankingSection
+from api.retrieval import RetrievalService
+from graph.models import Turn
+from graph.repositories.turns import TurnRepository
+from graph.timeutil import now_ms
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+async def _seed(db) -> None:
+    texts = {
+        "alpha": [f"deploy step {i} of the release" for i in range(30)]
+        + ["deploy the falkordb cluster", "falkordb needs a restart after deploy"],
+        "beta": [f"deploy step {i} elsewhere" for i in range(10)] + ["falkordb in beta too"],
+    }
+    turns = [
+        Turn(
+            id=f"trn_{p}_{i}",
+            project=p,
+            session_id=f"ses_{p}",
+            ordinal=i,
+            role="user",
+            text=t,
+            token_estimate=len(t) // 4 + 1,
+            valid_from=T0 + timedelta(minutes=i),
+        )
+        for p, ts in texts.items()
+        for i, t in enumerate(ts)
+    ]
+    await TurnRepository(db).upsert_many(turns)
+
+
+async def test_document_frequencies_count_the_index_and_the_callers_projects(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(graph_db, None, RankingSection())
+    df = await svc.term_df(["deploy", "falkordb", "nowhere"], ("alpha",))
+    assert df == {"deploy": (42, 32), "falkordb": (3, 2), "nowhere": (0, 0)}
+
+
+async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=10))
+    words, searched, df = await svc.search_words("deploy falkordb?", ("alpha",))
+    assert words == ["deploy", "falkordb"]
+    assert searched == ["falkordb"]  # 42 index-wide matches for "deploy" exceed the budget
+    assert df == {"deploy": 32, "falkordb": 2}
+    now = now_ms()
+    hits = await svc.fulltext("deploy falkordb?", ("alpha",), k=0, as_of=now, known_at=now)
+    # Only turns holding the rare word are fetched; "deploy" still orders them (BM25).
+    assert [h.id for h in hits] == ["trn_alpha_30", "trn_alpha_31"]
+    everything = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=0))
+    all_hits = await everything.fulltext(
+        "deploy falkordb", ("alpha",), k=0, as_of=now, known_at=now
+    )
+    assert len(all_hits) == 32
+    assert {h.id for h in all_hits[:2]} == {"trn_alpha_30", "trn_alpha_31"}
