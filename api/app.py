@@ -19,6 +19,7 @@ from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
 from api.config import ApiSettings
 from api.context import Context
 from api.reader import ScopedReader
+from api.recorder import ContextQueryRecorder
 from api.retrieval import RetrievalService
 from api.schema import build_schema
 from api.services import ApiServices, Resources
@@ -136,19 +137,26 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
     if svc.consolidator is None and svc.make_consolidator is not None:
         svc = dataclasses.replace(svc, consolidator=svc.make_consolidator(db, embedder))
     keys = ApiKeyRepository(db)
+    queries = ContextQueryRepository(db)
+    recorder = ContextQueryRecorder(queries)
+    recorder.start()
     try:
         yield Resources(
             db=db,
             reader=ScopedReader(db),
             retrieval=RetrievalService(db, embedder, cfg.ranking),
-            queries=ContextQueryRepository(db),
+            queries=queries,
+            recorder=recorder,
             keys=keys,
             resolver=KeyResolver(keys),
             services=svc,
         )
     finally:
-        if conn is not None:
-            await conn.close()
+        try:
+            await recorder.stop()  # writes the records still pending
+        finally:
+            if conn is not None:
+                await conn.close()
 
 
 def create_app(settings: ApiSettings | None = None, services: ApiServices | None = None) -> FastAPI:

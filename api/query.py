@@ -41,9 +41,9 @@ from api.types.knowledge import (
     TopicConnection,
 )
 from api.types.pagination import decode_cursor, make_connection
-from graph.errors import GraphError, InvalidInputError, NotFoundError
-from graph.repositories.context_queries import ContextItemRef
-from graph.timeutil import from_ms
+from graph.errors import InvalidInputError, NotFoundError
+from graph.repositories.context_queries import ContextItemRef, ContextQueryRecord
+from graph.timeutil import from_ms, now_ms
 
 Info = strawberry.Info[Context, None]
 
@@ -74,27 +74,27 @@ TopicsResult = Annotated[
 log = logging.getLogger("remgraph.api")
 
 
-async def _record(
+def _record(
     ctx: Context, query: str, project: str | None, scope: Sequence[str], ranked: Sequence[Ranked]
 ) -> None:
-    """Record what was asked and returned (Browser guide `context_for_query`, REM staleness).
+    """Queue what was asked and returned (Browser guide `context_for_query`, REM staleness).
 
-    A failed record never fails the request: the answer is already computed.
+    No I/O here: the app's background recorder writes the queue in batches (`api/recorder.py`),
+    and a full queue or a failed write never fails the request.
     """
-    refs = [
-        ContextItemRef(r.candidate.id, r.candidate.kind.value, rank, r.score)
-        for rank, r in enumerate(ranked, start=1)
-    ]
-    try:
-        await ctx.resources.queries.record(
+    ctx.resources.recorder.submit(
+        ContextQueryRecord(
             project=project or ",".join(scope),
             query=query,
-            items=refs,
+            items=tuple(
+                ContextItemRef(r.candidate.id, r.candidate.kind.value, rank, r.score)
+                for rank, r in enumerate(ranked, start=1)
+            ),
+            at_ms=now_ms(),
             principal=ctx.principal.key_id,
             request_id=ctx.request_id,
         )
-    except GraphError as e:
-        log.warning("could not record context query (request %s): %s", ctx.request_id, e)
+    )
 
 
 @strawberry.type
@@ -219,7 +219,7 @@ class Query:
             )
         except EXPECTED as e:
             return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
-        await _record(ctx, query, project, scope, result.items)
+        _record(ctx, query, project, scope, result.items)
         items = [ContextItem.from_ranked(r) for r in result.items]
         return ContextPayload(
             items=items,

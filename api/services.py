@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from api.auth import KeyResolver
 from api.reader import ScopedReader
+from api.recorder import ContextQueryRecorder
 from api.retrieval import RetrievalService
 from graph.db import GraphDB
 from graph.embed import Embedder
@@ -44,6 +45,8 @@ class Resources:
     reader: ScopedReader
     retrieval: RetrievalService
     queries: ContextQueryRepository
+    recorder: ContextQueryRecorder
+    """Records `context` requests in the background; `await recorder.flush()` writes them now."""
     keys: ApiKeyRepository
     resolver: KeyResolver
     services: ApiServices

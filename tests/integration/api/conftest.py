@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from api.app import create_app
 from api.config import ApiSettings
@@ -165,12 +166,18 @@ async def keys(graph_db) -> dict[str, str]:
 
 
 @pytest.fixture
-async def client(api_settings, make_services, seeded, keys) -> AsyncIterator[httpx.AsyncClient]:
+async def app(api_settings, make_services, seeded, keys) -> AsyncIterator[FastAPI]:
+    """The app with its lifespan running (`app.state.resources.recorder.flush()` for records)."""
     app = create_app(api_settings, make_services())
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-            yield c
+        yield app
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
 
 
 async def gql(client: httpx.AsyncClient, query: str, key: str | None, **variables: Any) -> Any:

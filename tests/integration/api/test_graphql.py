@@ -201,12 +201,13 @@ async def test_health_and_readiness(client):
     assert r.json()["status"] == "ready"
 
 
-async def test_context_requests_are_recorded_with_what_they_returned(client, keys, graph_db):
+async def test_context_requests_are_recorded_with_what_they_returned(app, client, keys, graph_db):
     from graph.repositories.context_queries import ContextQueryRepository
 
     r = await gql(client, CONTEXT, keys["alpha"], q="support group", p="alpha", budget=500, limit=3)
     returned = [i["id"] for i in r.json()["data"]["context"]["items"]]
     assert returned
+    await app.state.resources.recorder.flush()  # records are written in the background
     recent = await ContextQueryRepository(graph_db).recent("alpha")
     assert [(q.query, q.item_ids) for q in recent] == [("support group", tuple(returned))]
     assert await ContextQueryRepository(graph_db).recent("beta") == []

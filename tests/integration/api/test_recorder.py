@@ -1,0 +1,163 @@
+"""The background recorder of `context` requests: batches, shutdown flush, failures, overflow."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+
+from api.app import create_app
+from api.recorder import ContextQueryRecorder
+from graph.engines.falkordb import FalkorDBGraph, params_header
+from graph.explore import browser_queries
+from graph.repositories.context_queries import (
+    ContextItemRef,
+    ContextQueryRecord,
+    ContextQueryRepository,
+)
+from graph.timeutil import now_ms
+from tests.integration.api.conftest import gql
+from tests.integration.api.test_graphql import CONTEXT
+
+
+async def _guide(db: FalkorDBGraph, query_text: str) -> list[dict[str, Any]]:
+    """The Browser guide `context_for_query`, run as Neo4j Browser would run it (text as is)."""
+    [guide] = [q for q in browser_queries() if q.name == "context_for_query"]
+    res = await db._graph.ro_query(params_header({"query_text": query_text}) + guide.text)
+    cols = [h[1] for h in res.header]
+    return [dict(zip(cols, row, strict=True)) for row in res.result_set]
+
+
+def _records(n: int, project: str = "alpha", prefix: str = "q") -> list[ContextQueryRecord]:
+    at = now_ms()
+    return [
+        ContextQueryRecord(
+            project=project,
+            query=f"{prefix} {i}",
+            items=(ContextItemRef(f"trn_{project}_0", "turn", 1, 0.5),),
+            at_ms=at + i,
+            request_id=f"r{i}",
+        )
+        for i in range(n)
+    ]
+
+
+def _dead_graph(tmp_path) -> FalkorDBGraph:
+    """A real adapter whose engine is not there: every write fails like an outage does."""
+    return FalkorDBGraph(graph_name="gone", unix_socket=str(tmp_path / "no-engine.sock"))
+
+
+async def test_a_context_request_is_recorded_with_got_edges_after_flush(
+    app, client, keys, graph_db
+):
+    r = await gql(client, CONTEXT, keys["alpha"], q="support group", p="alpha", budget=500, limit=3)
+    returned = [i["id"] for i in r.json()["data"]["context"]["items"]]
+    assert returned
+    recorder: ContextQueryRecorder = app.state.resources.recorder
+    await recorder.flush()
+    assert recorder.stats.written == 1
+    assert recorder.stats.pending == 0
+    rows = await _guide(graph_db, "support group")
+    got = sorted((r["g"].properties["rank"], r["item"].properties["id"]) for r in rows)
+    assert [item for _, item in got] == returned  # one GOT edge per returned item, in rank order
+    assert {r["q"].properties["project"] for r in rows} == {"alpha"}
+
+
+async def test_requests_never_wait_for_the_write(app, client, keys):
+    """The request only queues its record; the write happens in the flusher."""
+    recorder: ContextQueryRecorder = app.state.resources.recorder
+    for q in ("support group", "adoption agency"):
+        r = await gql(client, CONTEXT, keys["alpha"], q=q, p="alpha", budget=500, limit=3)
+        assert r.json()["data"]["context"]["__typename"] == "ContextPayload"
+    stats = recorder.stats
+    assert stats.pending + stats.written == 2
+    await recorder.flush()
+    assert recorder.stats.written == 2
+
+
+async def test_shutdown_writes_pending_records(graph_db):
+    repo = ContextQueryRepository(graph_db)
+    recorder = ContextQueryRecorder(repo, interval_s=3600)  # only a full batch or stop() flushes
+    recorder.start()
+    for rec in _records(3, prefix="pending"):
+        assert recorder.submit(rec)
+    assert recorder.stats.pending == 3
+    await recorder.stop()
+    assert recorder.stats.pending == 0
+    assert sorted(q.query for q in await repo.recent("alpha")) == [
+        "pending 0",
+        "pending 1",
+        "pending 2",
+    ]
+
+
+async def test_app_shutdown_writes_what_requests_queued(
+    api_settings, make_services, seeded, keys, graph_db
+):
+    app = create_app(api_settings, make_services())
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            r = await gql(c, CONTEXT, keys["beta"], q="support group", p="beta", limit=3)
+            assert r.json()["data"]["context"]["__typename"] == "ContextPayload"
+    recent = await ContextQueryRepository(graph_db).recent("beta")
+    assert [q.query for q in recent] == ["support group"]
+
+
+async def test_a_failed_flush_is_logged_and_counted_and_requests_keep_working(
+    app, client, keys, graph_db, tmp_path, caplog
+):
+    resources = app.state.resources
+    dead = _dead_graph(tmp_path)
+    broken = ContextQueryRecorder(ContextQueryRepository(dead), interval_s=3600)
+    resources.recorder, healthy = broken, resources.recorder
+    broken.start()
+    try:
+        with caplog.at_level(logging.WARNING, logger="remgraph.api"):
+            for _ in range(2):
+                r = await gql(client, CONTEXT, keys["alpha"], q="support group", p="alpha", limit=3)
+                assert r.status_code == 200
+                assert r.json()["data"]["context"]["__typename"] == "ContextPayload"
+            assert await broken.flush() == 0
+        assert broken.stats.failed == 2
+        assert broken.stats.pending == 0
+        assert broken.running  # the flusher lives on
+        warnings = [r.getMessage() for r in caplog.records if "could not record" in r.getMessage()]
+        assert len(warnings) == 1
+        assert "support group" not in warnings[0]  # no query text in the log
+        assert keys["alpha"] not in warnings[0]
+        # Still serving; once the engine answers again, records land.
+        resources.recorder = healthy
+        r = await gql(client, CONTEXT, keys["alpha"], q="support group", p="alpha", limit=3)
+        assert r.json()["data"]["context"]["__typename"] == "ContextPayload"
+        await healthy.flush()
+        assert len(await ContextQueryRepository(graph_db).recent("alpha")) == 1
+    finally:
+        await broken.stop()
+        await dead.close()
+
+
+async def test_a_full_queue_drops_and_counts_without_blocking(graph_db, caplog):
+    repo = ContextQueryRepository(graph_db)
+    recorder = ContextQueryRecorder(repo, capacity=2)
+    with caplog.at_level(logging.WARNING, logger="remgraph.api"):
+        accepted = [recorder.submit(rec) for rec in _records(5, prefix="burst")]
+    assert accepted == [True, True, False, False, False]
+    assert recorder.stats.dropped == 3
+    full = [r for r in caplog.records if "recorder is full" in r.getMessage()]
+    assert len(full) == 1  # one warning, not one per dropped record
+    assert "dropped 1 record" in full[0].getMessage()
+    assert await recorder.flush() == 2
+    assert sorted(q.query for q in await repo.recent("alpha")) == ["burst 0", "burst 1"]
+    assert recorder.submit(_records(1, prefix="after")[0])  # room again after the flush
+
+
+async def test_a_flush_writes_large_backlogs_in_batches(graph_db):
+    repo = ContextQueryRepository(graph_db)
+    recorder = ContextQueryRecorder(repo, batch_size=200)
+    for rec in _records(450, prefix="bulk"):
+        recorder.submit(rec)
+    assert await recorder.flush() == 450
+    assert recorder.stats.written == 450
+    assert len(await repo.recent("alpha", limit=1000)) == 450
