@@ -5,7 +5,9 @@ embedded FalkorDB, serves the app in process (`httpx.ASGITransport`, so no socke
 counted), sends `--requests` sequential `context` requests and times each one end to end and inside
 `RetrievalService.context`. The difference is the overhead this file measures: ASGI, auth, GraphQL
 parse/validation, the resolver's bookkeeping (recording the request), result construction and
-serialisation. `--profile` also prints a cProfile of the run and keeps it in the temp folder.
+serialisation. `typename_ms` is the fixed cost of any request (`{ __typename }`: HTTP, auth,
+context, GraphQL, no resolver I/O). Last, the same requests run from `--clients` concurrent clients
+(end-to-end latency and throughput). `--profile` prints a cProfile of the sequential run.
 
     python bench/bench_api_overhead.py --requests 300
 """
@@ -16,6 +18,7 @@ import argparse
 import asyncio
 import cProfile
 import functools
+import json
 import pstats
 import sys
 import tempfile
@@ -32,7 +35,7 @@ import httpx  # noqa: E402
 from api.app import create_app  # noqa: E402
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
-from bench.common import percentiles, write_result  # noqa: E402
+from bench.common import RESULTS, percentiles, write_result  # noqa: E402
 from bench.scenarios import seed_projects  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
@@ -63,12 +66,19 @@ QUESTIONS = (
 
 
 async def measure(
-    db: FalkorDBGraph, settings: ApiSettings, embedder: Any, key: str, n: int, profile: bool
+    db: FalkorDBGraph,
+    settings: ApiSettings,
+    embedder: Any,
+    key: str,
+    n: int,
+    clients: int,
+    profile: bool,
 ) -> dict[str, Any]:
-    """Time `n` sequential requests end to end and inside retrieval."""
+    """Time `n` sequential requests end to end and inside retrieval, then `n` from `clients`."""
     app = create_app(settings, ApiServices(db=db, embedder=embedder))
     inside: list[float] = []
     total: list[float] = []
+    typename: list[float] = []
     prof = cProfile.Profile() if profile else None
     async with app.router.lifespan_context(app):
         retrieval = app.state.resources.retrieval
@@ -103,6 +113,11 @@ async def measure(
 
             for i in range(20):  # warm-up: caches, model, first-call imports
                 await one(i)
+            for _ in range(n):  # the fixed cost: HTTP, auth, context, GraphQL, no resolver I/O
+                t = time.perf_counter()
+                r = await c.post("/graphql", json={"query": "{ __typename }"}, headers=headers)
+                typename.append((time.perf_counter() - t) * 1000)
+                assert r.json()["data"] == {"__typename": "Query"}
             inside.clear()
             if prof is not None:
                 prof.enable()
@@ -112,27 +127,47 @@ async def measure(
                 total.append((time.perf_counter() - t) * 1000)
             if prof is not None:
                 prof.disable()
-        flush = getattr(app.state, "flush_context_queries", None)
-        if flush is not None:
-            await flush()
-    outside = [t - i for t, i in zip(total, inside, strict=True)]
+            retrieval = list(inside)
+            outside = [t - i for t, i in zip(total, retrieval, strict=True)]
+
+            concurrent: list[float] = []
+            todo = iter(range(n))
+
+            async def client() -> None:
+                for i in todo:
+                    t = time.perf_counter()
+                    await one(i)
+                    concurrent.append((time.perf_counter() - t) * 1000)
+
+            t = time.perf_counter()
+            await asyncio.gather(*(client() for _ in range(clients)))
+            wall = time.perf_counter() - t
+        recorder = getattr(app.state.resources, "recorder", None)  # absent before the recorder
+        if recorder is not None:
+            await recorder.flush()
     if prof is not None:
         path = Path(tempfile.gettempdir()) / "api_overhead.prof"
         prof.dump_stats(path)
         pstats.Stats(str(path)).sort_stats("cumulative").print_stats(30)
     return {
+        "typename_ms": percentiles(typename),
         "total_ms": percentiles(total),
-        "retrieval_ms": percentiles(inside),
+        "retrieval_ms": percentiles(retrieval),
         "outside_retrieval_ms": percentiles(outside),
         "outside_retrieval_mean_ms": round(sum(outside) / len(outside), 3),
+        f"concurrent_{clients}_clients": {
+            "total_ms": percentiles(concurrent),
+            "throughput_rps": round(len(concurrent) / wall, 1),
+        },
     }
 
 
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=300)
+    ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--profile", action="store_true")
-    ap.add_argument("--label", default="current")
+    ap.add_argument("--label", default="current", help="name of this run in the results file")
     args = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="apioverhead"))
     server = EmbeddedServer(EmbeddedSettings(data_dir=data))
@@ -150,16 +185,20 @@ async def main() -> None:
             graph_name="api_overhead",
             falkordb={"unix_socket": server.socket_path},
         )
-        result = await measure(db, settings, embedder, key, args.requests, args.profile)
-        out = {
-            "label": args.label,
+        result = await measure(
+            db, settings, embedder, key, args.requests, args.clients, args.profile
+        )
+        run = {
             "requests": args.requests,
-            "transport": "httpx.ASGITransport (in process, sequential)",
+            "transport": "httpx.ASGITransport (in process)",
             "graph": "bench.scenarios.seed_projects (two small projects)",
             **result,
         }
+        previous = RESULTS / "api_overhead.json"
+        runs = json.loads(previous.read_text()).get("runs", {}) if previous.exists() else {}
+        out = {"runs": runs | {args.label: run}}
         path = write_result("api_overhead", out)
-        print(path, out)
+        print(path, json.dumps({args.label: run}))
     finally:
         await db.drop()
         await db.close()
