@@ -28,7 +28,7 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
-@cache
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """English Snowball stem of a lower-case word."""
     return str(_stemmer().stemWord(word))
