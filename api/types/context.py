@@ -63,15 +63,35 @@ class Provenance:
 
 @strawberry.type
 class ContextItem:
-    """One ranked item of context."""
+    """One ranked item of context.
+
+    `why` and `provenance` are built only when the query selects them: agents that ask for ids,
+    kinds and scores (the common case) skip building ~12 objects per item.
+    """
 
     id: strawberry.ID
     kind: ContextKind
     text: str
     score: float
     tokens: int
-    why: list[Signal]
-    provenance: Provenance
+    ranked: strawberry.Private[Ranked]
+
+    @strawberry.field
+    def why(self) -> list[Signal]:
+        """The ranking signals behind `score`."""
+        return [Signal(name=k, value=v) for k, v in self.ranked.why.items()]
+
+    @strawberry.field
+    def provenance(self) -> Provenance:
+        """Where the item came from."""
+        c = self.ranked.candidate
+        return Provenance(
+            project=c.project,
+            session_id=c.session_id,
+            turn_ids=list(c.turn_ids),
+            timestamp=None if c.time_ms is None else from_ms(c.time_ms),
+            speaker=c.speaker or None,
+        )
 
     @classmethod
     def from_ranked(cls, r: Ranked) -> ContextItem:
@@ -82,14 +102,7 @@ class ContextItem:
             text=c.text,
             score=r.score,
             tokens=c.tokens,
-            why=[Signal(name=k, value=v) for k, v in r.why.items()],
-            provenance=Provenance(
-                project=c.project,
-                session_id=c.session_id,
-                turn_ids=list(c.turn_ids),
-                timestamp=None if c.time_ms is None else from_ms(c.time_ms),
-                speaker=c.speaker or None,
-            ),
+            ranked=r,
         )
 
 
