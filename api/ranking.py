@@ -85,6 +85,9 @@ class Candidate:
     quality: float | None = None
     """Quality of the session the item came from, in [0, 1]."""
     embedding: tuple[float, ...] | None = None
+    text_pending: bool = False
+    """The text is not read yet (`text` is empty): retrieval reads it only for the items that
+    diversity and packing look at (`mmr_pool_size`)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,11 @@ def similarity(
     return len(wa & wb) / len(wa | wb)
 
 
+def mmr_pool_size(limit: int) -> int:
+    """How many of the best-scored items `mmr_pack` considers for `limit` results."""
+    return max(limit * 3, 60)
+
+
 def mmr_pack(
     scored: Sequence[Ranked],
     *,
@@ -161,7 +169,7 @@ def mmr_pack(
         return []
     top = max(r.score for r in scored) or 1.0
     # Diversity only reorders the head; bound the work to a few times what is returned.
-    pool = list(scored[: max(limit * 3, 60)])
+    pool = list(scored[: mmr_pool_size(limit)])
     order = sorted(range(len(pool)), key=lambda i: -pool[i].score)
     picked: list[int] = []
     max_sim = [0.0] * len(pool)
@@ -338,4 +346,6 @@ def rank(
         now_ms: reference time for recency.
     """
     scored = score_candidates(candidates, intent, w, as_of_ms=as_of_ms, now_ms=now_ms)
-    return mmr_pack(scored, lam=w.mmr_lambda, limit=limit, token_budget=token_budget)
+    return mmr_pack(
+        scored[: mmr_pool_size(limit)], lam=w.mmr_lambda, limit=limit, token_budget=token_budget
+    )

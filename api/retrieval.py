@@ -9,6 +9,7 @@ the ranking does afterwards.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import time
@@ -25,7 +26,8 @@ from api.ranking import (
     Candidate,
     ItemKind,
     Ranked,
-    rank,
+    mmr_pack,
+    mmr_pool_size,
     rrf,
     score_candidates,
 )
@@ -41,6 +43,7 @@ log = logging.getLogger("remgraph.api.retrieval")
 _TURN_FULLTEXT = Q("context.turn_fulltext")
 _TURN_VECTOR = Q("context.turn_vector")
 _TURNS_FETCH = Q("context.turns_fetch")
+_TURN_TEXTS = Q("context.turn_texts")
 _TURN_NEIGHBOURS = Q("context.turn_neighbours")
 _SPEAKERS = Q("context.speakers")
 _TURN_KEYS = Q("context.turn_keys")
@@ -89,6 +92,8 @@ class Hit:
 
     id: str
     score: float
+    text: str | None = None
+    """The turn's text when the search already read it (fulltext), else None."""
 
 
 @dataclass
@@ -104,14 +109,15 @@ class ContextResult:
 def _turn_candidate(
     r: dict[str, Any], ranks: dict[str, int], scores: dict[str, float], neighbours: Sequence[str]
 ) -> Candidate:
-    text = r.get("text") or ""
+    text = r.get("text")
     speaker = r.get("speaker") or ""
-    tokens = int(r.get("tokens") or 0) or max(1, len(text) // 4)
+    tokens = int(r.get("tokens") or 0) or (0 if text is None else max(1, len(text) // 4))
     vt = r.get("valid_to")
     return Candidate(
         id=r["id"],
         kind=ItemKind.TURN,
-        text=text,
+        text=text or "",
+        text_pending=text is None,
         tokens=tokens,
         ranks=ranks,
         scores=scores,
@@ -325,8 +331,9 @@ class RetrievalService:
             b=self.ranking.bm25_b,
             df=df,
         )
+        texts = {r["id"]: r["text"] or "" for r in rows}
         best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
-        return [Hit(i, s) for i, s in (best if k <= 0 else best[:k])]
+        return [Hit(i, s, texts[i]) for i, s in (best if k <= 0 else best[:k])]
 
     async def vector(
         self,
@@ -379,6 +386,7 @@ class RetrievalService:
         t1 = time.perf_counter()
         ft = ft_all[: w.fulltext_candidates]
         bm25_of = {h.id: h.score for h in ft_all}
+        known_text = {h.id: h.text for h in ft_all if h.text is not None}
         ranks: dict[str, dict[str, int]] = {}
         for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
             for i, h in enumerate(hits, start=1):
@@ -428,6 +436,7 @@ class RetrievalService:
                 scores[FULLTEXT] = bm25_of[r["id"]]
             if r.get("similarity") is not None:
                 scores[VECTOR] = float(r["similarity"])
+            r["text"] = known_text.get(r["id"])  # None: read later, for the few that need it
             out.append(
                 _turn_candidate(
                     r, ranks.get(r["id"], {}), scores, sorted(neighbours.get(r["id"], ()))
@@ -446,6 +455,29 @@ class RetrievalService:
         for kid, r in k_rows.items():
             kr = {FULLTEXT: k_rank[kid]} if kid in k_rank else {}
             out.append(_knowledge_candidate(r, kr, k_turns.get(kid, []), now))
+        return out
+
+    async def _with_texts(self, items: list[Ranked], projects: tuple[str, ...]) -> list[Ranked]:
+        """`items` with the text of every turn whose text was not read yet (one query).
+
+        Candidates are fetched without text (hundreds per request, most never shown); only the
+        head that diversity and packing look at needs it.
+        """
+        pending = [r.candidate.id for r in items if r.candidate.text_pending]
+        if not pending:
+            return items
+        rows = await self._db.read(_TURN_TEXTS, ids=pending, projects=list(projects))
+        texts = {r["id"]: r["text"] or "" for r in rows}
+        out = []
+        for r in items:
+            c = r.candidate
+            if c.text_pending:
+                text = texts.get(c.id, "")
+                c = dataclasses.replace(
+                    c, text=text, text_pending=False, tokens=c.tokens or max(1, len(text) // 4)
+                )
+                r = dataclasses.replace(r, candidate=c)
+            out.append(r)
         return out
 
     async def _knowledge_fulltext(
@@ -502,19 +534,14 @@ class RetrievalService:
         if kinds is not None:
             cands = [c for c in cands if c.kind in kinds or c.kind is ItemKind.TURN]
         t2 = time.perf_counter()
+        scored = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
         if pack:
-            items = rank(
-                cands,
-                intent,
-                self.ranking,
-                limit=limit,
-                token_budget=token_budget,
-                as_of_ms=as_of_ms,
-                now_ms=now,
+            head = await self._with_texts(scored[: mmr_pool_size(limit)], projects)
+            items = mmr_pack(
+                head, lam=self.ranking.mmr_lambda, limit=limit, token_budget=token_budget
             )
         else:
-            items = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
-            items = items[:limit]
+            items = await self._with_texts(scored[:limit], projects)
         if kinds is not None:
             items = [r for r in items if r.candidate.kind in kinds]
         timings["rank"] = (time.perf_counter() - t2) * 1000
