@@ -139,8 +139,8 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
     keys = ApiKeyRepository(db)
     queries = ContextQueryRepository(db)
     recorder = ContextQueryRecorder(queries)
-    recorder.start()
     try:
+        recorder.start()
         yield Resources(
             db=db,
             reader=ScopedReader(db),
