@@ -20,6 +20,7 @@ import cProfile
 import functools
 import json
 import pstats
+import shutil
 import sys
 import tempfile
 import time
@@ -203,6 +204,7 @@ async def main() -> None:
         await db.drop()
         await db.close()
         server.stop()
+        shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":
