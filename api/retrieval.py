@@ -213,8 +213,8 @@ class RetrievalService:
     ) -> dict[str, tuple[int, int]]:
         """(index-wide, in `projects`) document frequency of each word, cached for five minutes.
 
-        Only words not cached cost a query (concurrently, one per word); a common word's count
-        enumerates its matches once per five minutes instead of on every query holding it.
+        Words not cached are counted in one query; a common word's count enumerates its matches
+        once per five minutes instead of on every query holding it.
         """
         now = time.monotonic()
         out: dict[str, tuple[int, int]] = {}
@@ -228,17 +228,16 @@ class RetrievalService:
         if missing:
             if len(self._df) > _DF_CACHE_MAX:
                 self._df.clear()
-            results = await asyncio.gather(
-                *(
-                    self._db.read(
-                        _TURN_TERM_DF, q=self._db.fulltext_query(w), projects=list(projects)
-                    )
-                    for w in missing
-                )
+            # Engine syntax per word (escaping); a word the engine cannot search counts 0.
+            engine_word = {w: self._db.fulltext_query(w) for w in missing}
+            rows = await self._db.read(
+                _TURN_TERM_DF,
+                words=[q for q in dict.fromkeys(engine_word.values()) if q],
+                projects=list(projects),
             )
-            for w, rows in zip(missing, results, strict=True):
-                df_all = int(rows[0]["df_all"] or 0) if rows else 0
-                df = int(rows[0]["df"] or 0) if rows else 0
+            got = {r["word"]: (int(r["df_all"] or 0), int(r["df"] or 0)) for r in rows}
+            for w in missing:
+                df_all, df = got.get(engine_word[w], (0, 0))
                 self._df[(projects, w)] = (now, df_all, df)
                 out[w] = (df_all, df)
         return out
