@@ -13,10 +13,10 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from api.config import RankingSection
 from api.lexical import bm25, prune_terms
@@ -35,10 +35,13 @@ from api.understand import STOPWORDS, QueryIntent, understand
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.embed import Embedder
+from graph.errors import GraphError
 from graph.scoring import correction_effective_weight, days_between
 from graph.timeutil import OPEN, from_ms, now_ms
 
 log = logging.getLogger("remgraph.api.retrieval")
+K = TypeVar("K")
+V = TypeVar("V")
 
 _TURN_FULLTEXT = Q("context.turn_fulltext")
 _TURN_VECTOR = Q("context.turn_vector")
@@ -179,6 +182,42 @@ def _knowledge_candidate(
     )
 
 
+class _Refreshing(Generic[K, V]):
+    """Per-key values kept for `ttl_s`, then served stale while one background load refreshes them.
+
+    Only the first request for a key waits for the engine; later ones never do, so a collection
+    statistic's periodic refresh does not land in some request's latency.
+    """
+
+    def __init__(self, ttl_s: float, load: Callable[[K], Awaitable[V]]) -> None:
+        self._ttl = ttl_s
+        self._load = load
+        self._values: dict[K, tuple[float, V]] = {}
+        self._pending: dict[K, asyncio.Task[None]] = {}
+
+    async def get(self, key: K) -> V:
+        hit = self._values.get(key)
+        if hit is None:
+            value = await self._load(key)
+            self._values[key] = (time.monotonic(), value)
+            return value
+        if time.monotonic() - hit[0] >= self._ttl and key not in self._pending:
+            self._pending[key] = asyncio.create_task(self._refresh(key))
+        return hit[1]
+
+    async def _refresh(self, key: K) -> None:
+        try:
+            self._values[key] = (time.monotonic(), await self._load(key))
+        except GraphError as e:  # keep serving the stale value; the next `get` retries
+            log.warning("could not refresh cached statistics: %s", e)
+        finally:
+            self._pending.pop(key, None)
+
+    def clear(self) -> None:
+        """Forget every value (the next `get` of each key loads it again)."""
+        self._values.clear()
+
+
 class RetrievalService:
     """Runs candidate queries for `context`/`search` and hands them to `api.ranking`."""
 
@@ -186,8 +225,8 @@ class RetrievalService:
         self._db = db
         self._embedder = embedder
         self.ranking = ranking
-        self._speakers: dict[tuple[str, ...], tuple[float, tuple[str, ...]]] = {}
-        self._stats: dict[tuple[str, ...], tuple[float, int, float]] = {}
+        self._speakers = _Refreshing(_SPEAKER_TTL_S, self._load_speakers)
+        self._stats = _Refreshing(_SPEAKER_TTL_S, self._load_stats)
         self._df: dict[tuple[tuple[str, ...], str], tuple[float, int, int]] = {}
 
     @property
@@ -260,28 +299,23 @@ class RetrievalService:
         return words, searched, {w: d for w, (_, d) in dfs.items()}
 
     async def turn_stats(self, projects: tuple[str, ...]) -> tuple[int, float]:
-        """(turn count, mean turn length in words) of `projects`, cached for a minute."""
-        cached = self._stats.get(projects)
-        now = time.monotonic()
-        if cached and now - cached[0] < _SPEAKER_TTL_S:
-            return cached[1], cached[2]
+        """(turn count, mean turn length in words) of `projects`, refreshed every minute."""
+        return await self._stats.get(projects)
+
+    async def _load_stats(self, projects: tuple[str, ...]) -> tuple[int, float]:
         rows = await self._db.read(_TURN_STATS, projects=list(projects))
         n = int(rows[0]["turns"] or 0) if rows else 0
         # ~5.5 characters per word plus space; only the ratio to each turn's length matters.
         avg_words = float(rows[0]["avg_chars"] or 0.0) / 5.5 if rows else 0.0
-        self._stats[projects] = (now, n, avg_words)
         return n, avg_words
 
     async def speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
-        """Speaker names seen in `projects` (cached for a minute)."""
-        cached = self._speakers.get(projects)
-        now = time.monotonic()
-        if cached and now - cached[0] < _SPEAKER_TTL_S:
-            return cached[1]
+        """Speaker names seen in `projects`, refreshed every minute."""
+        return await self._speakers.get(projects)
+
+    async def _load_speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
         rows = await self._db.read(_SPEAKERS, projects=list(projects))
-        names = tuple(str(r["speaker"]) for r in rows if r["speaker"])
-        self._speakers[projects] = (now, names)
-        return names
+        return tuple(str(r["speaker"]) for r in rows if r["speaker"])
 
     async def turn_keys(self, projects: tuple[str, ...]) -> dict[str, str]:
         """Native source key → turn id for every turn of `projects` (evaluation)."""
