@@ -6,22 +6,26 @@
 Builds a graph of synthetic sessions (`bench/generate.py` texts) written through the
 repositories, with random unit vectors as turn embeddings (latency does not depend on what the
 vectors mean, and embedding 100K texts would dominate the set-up), plus lessons, corrections and
-facts derived from random turns. Serves the real app with uvicorn on 127.0.0.1 and sends
-`context` queries (words drawn from stored turns) from concurrent clients, twice:
+facts derived from random turns. Serves the real app with uvicorn on 127.0.0.1 in its own process
+(as `remgraph serve` does; the clients run in this one, so they do not share the server's
+interpreter) and sends `context` queries (words drawn from stored turns) from concurrent clients
+that send their next request as soon as an answer arrives (closed loop, no think time):
 
 - `with_query_embedding`: each request embeds its query with the local model (no cache);
-- `without_query_embedding`: the query vectors are precomputed (cache hit), so the numbers are the
-  service and the engine alone;
+- `without_query_embedding`: the server's query-embedding cache holds the vectors (as for a repeated
+  query), so the numbers are the service and the engine alone;
 - `single_client_without_query_embedding`: the same with one client (per-request latency without
   queueing).
 
-Writes `bench/results/context.json` (p50/p95/p99 per run, graph size, server-side stage timings).
+Each run also reports the CPU time the API process and the engine spent per request.
+Writes `bench/results/context.json`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing as mp
 import os
 import random
 import sys
@@ -42,7 +46,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from api.app import create_app  # noqa: E402 - the repo root is put on sys.path first
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
-from bench.common import percentiles, process_rss_mib, write_result  # noqa: E402
+from bench.common import percentiles, process_cpu_s, process_rss_mib, write_result  # noqa: E402
 from bench.generate import sentence, session_turns  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
@@ -207,33 +211,83 @@ async def run_load(
     return lat, errors
 
 
+def _serve(
+    socket_path: str, graph: str, port: int, warm: list[str], cache: bool, ready: Any
+) -> None:
+    """Child process: the API on `port` over the running embedded engine until terminated."""
+
+    async def run() -> None:
+        db = FalkorDBGraph(graph_name=graph, unix_socket=socket_path)
+        settings = ApiSettings(
+            env="test",
+            engine=Engine.FALKORDB,
+            graph_name=graph,
+            falkordb={"unix_socket": socket_path},
+        )
+        local = LocalEmbedder(batch_size=64)
+        embedder: Any = CachedEmbedder(local, 100_000) if cache else local
+        await embedder.embed(warm or ["warm the model up"])
+        app = create_app(settings, ApiServices(db=db, embedder=embedder))
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        )
+        task = asyncio.create_task(server.serve())
+        while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+            await asyncio.sleep(0.05)
+        ready.set()
+        await task
+        await db.close()
+
+    asyncio.run(run())
+
+
 async def serve_and_measure(
-    db: FalkorDBGraph,
-    settings: ApiSettings,
-    embedder: Any,
+    server: EmbeddedServer,
+    graph: str,
     key: str,
     queries: list[tuple[str, str]],
     clients: int,
     port: int,
+    *,
+    cache: bool,
+    warm_up: list[tuple[str, str]],
 ) -> dict[str, Any]:
-    app = create_app(settings, ApiServices(db=db, embedder=embedder))
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    """Start the API in a child process, load it from `clients` clients, stop it.
+
+    `warm_up` queries (other than the measured ones) run first, as a service that has been up a
+    while has served others: its word-frequency and statistics caches are warm, but the measured
+    queries' own words may still be new to it.
+    """
+    ctx = mp.get_context("spawn")
+    ready = ctx.Event()
+    warm = [q for q, _ in queries] if cache else []
+    proc = ctx.Process(
+        target=_serve, args=(str(server.socket_path), graph, port, warm, cache, ready), daemon=True
     )
-    task = asyncio.create_task(server.serve())
-    while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
-        await asyncio.sleep(0.05)
-    url = f"http://127.0.0.1:{port}"
-    await run_load(url, key, queries[: clients * 2], clients)  # warm-up
-    t = time.perf_counter()
-    lat, errors = await run_load(url, key, queries, clients)
-    wall = time.perf_counter() - t
-    server.should_exit = True
-    await task
+    proc.start()
+    try:
+        if not await asyncio.to_thread(ready.wait, 900):
+            raise RuntimeError("the API process did not start")
+        url = f"http://127.0.0.1:{port}"
+        await run_load(url, key, warm_up, clients)
+        engine_pid = server.status().pid or 0
+        api0, eng0 = process_cpu_s(proc.pid or 0), process_cpu_s(engine_pid)
+        t = time.perf_counter()
+        lat, errors = await run_load(url, key, queries, clients)
+        wall = time.perf_counter() - t
+        api_cpu = process_cpu_s(proc.pid or 0) - api0
+        eng_cpu = process_cpu_s(engine_pid) - eng0
+    finally:
+        proc.terminate()
+        await asyncio.to_thread(proc.join, 30)
     return {
         "latency_ms": percentiles(lat),
         "errors": errors,
         "throughput_rps": round(len(lat) / wall, 1),
+        "cpu_ms_per_request": {
+            "api": round(api_cpu * 1000 / max(1, len(lat)), 1),
+            "engine": round(eng_cpu * 1000 / max(1, len(lat)), 1),
+        },
     }
 
 
@@ -265,23 +319,16 @@ async def main() -> None:
             got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
             samples = [x.text for x in got if x is not None]
         queries = make_queries(samples, args.requests, args.seed)
+        warm_up = make_queries(samples, 200, args.seed + 1)
         _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
-        settings = ApiSettings(
-            env="test",
-            engine=Engine.FALKORDB,
-            graph_name=name,
-            falkordb={"unix_socket": server.socket_path},
+        single = await serve_and_measure(
+            server, name, key, queries[:100], 1, args.port, cache=True, warm_up=warm_up
         )
-        cached = CachedEmbedder(LocalEmbedder(batch_size=64), 100_000)
-        await cached.embed([q for q, _ in queries])  # precomputed query vectors
-        single = await serve_and_measure(db, settings, cached, key, queries[:100], 1, args.port)
         without = await serve_and_measure(
-            db, settings, cached, key, queries, args.clients, args.port
+            server, name, key, queries, args.clients, args.port, cache=True, warm_up=warm_up
         )
-        fresh = LocalEmbedder(batch_size=64)
-        await fresh.embed(["warm the model up"])
         with_emb = await serve_and_measure(
-            db, settings, fresh, key, queries, args.clients, args.port
+            server, name, key, queries, args.clients, args.port, cache=False, warm_up=warm_up
         )
         out = {
             "graph": {
@@ -294,6 +341,9 @@ async def main() -> None:
             "clients": args.clients,
             "requests": args.requests,
             "query": "context(limit 20, tokenBudget 2000) over HTTP on 127.0.0.1",
+            "load": "closed loop: each client sends its next request when an answer arrives",
+            "warm_up": "200 other queries before each measured run",
+            "vocabulary": "generator words: function words, common words and a Zipfian tail",
             "single_client_without_query_embedding": single,
             "without_query_embedding": without,
             "with_query_embedding": with_emb,

@@ -48,6 +48,15 @@ def peak_rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds another process has used so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def process_rss_mib(pid: int) -> float:
     """Current RSS of another process (e.g. the engine)."""
     try:
