@@ -138,7 +138,12 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
         svc = dataclasses.replace(svc, consolidator=svc.make_consolidator(db, embedder))
     keys = ApiKeyRepository(db)
     queries = ContextQueryRepository(db)
-    recorder = ContextQueryRecorder(queries)
+    recorder = ContextQueryRecorder(
+        queries,
+        interval_s=cfg.api.record_interval_s,
+        batch_size=cfg.api.record_batch_size,
+        capacity=cfg.api.record_queue,
+    )
     try:
         recorder.start()
         yield Resources(

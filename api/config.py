@@ -113,6 +113,12 @@ class ApiSection(BaseModel):
     """Most lexer tokens allowed in one document (a cheap complexity bound)."""
     max_ingest_turns: int = Field(default=500, ge=1)
     """Most turns one `ingestTurns` call may append."""
+    record_interval_s: float = Field(default=0.25, gt=0, le=60)
+    """How often queued `ContextQuery` records are written (one batched write each time)."""
+    record_batch_size: int = Field(default=200, ge=1, le=10_000)
+    """Most `ContextQuery` records per write; a full batch is written at once."""
+    record_queue: int = Field(default=10_000, ge=1)
+    """Most `ContextQuery` records waiting; beyond it new ones are dropped and counted."""
 
 
 class ApiSettings(GraphSettings):

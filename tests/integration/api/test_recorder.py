@@ -161,3 +161,17 @@ async def test_a_flush_writes_large_backlogs_in_batches(graph_db):
     assert await recorder.flush() == 450
     assert recorder.stats.written == 450
     assert len(await repo.recent("alpha", limit=1000)) == 450
+
+
+async def test_the_recorder_takes_its_limits_from_the_api_settings(api_settings, make_services):
+    tuned = api_settings.model_copy(
+        update={
+            "api": api_settings.api.model_copy(
+                update={"record_interval_s": 0.05, "record_batch_size": 7, "record_queue": 9}
+            )
+        }
+    )
+    app = create_app(tuned, make_services())
+    async with app.router.lifespan_context(app):
+        recorder = app.state.resources.recorder
+        assert (recorder.interval_s, recorder.batch_size, recorder.capacity) == (0.05, 7, 9)
