@@ -227,7 +227,7 @@ class RetrievalService:
         self.ranking = ranking
         self._speakers = _Refreshing(_SPEAKER_TTL_S, self._load_speakers)
         self._stats = _Refreshing(_SPEAKER_TTL_S, self._load_stats)
-        self._df: dict[tuple[tuple[str, ...], str], tuple[float, int, int]] = {}
+        self._df: dict[str, tuple[float, int]] = {}
 
     @property
     def has_vectors(self) -> bool:
@@ -247,21 +247,19 @@ class RetrievalService:
         self._stats.clear()
         self._df.clear()
 
-    async def term_df(
-        self, words: Sequence[str], projects: tuple[str, ...]
-    ) -> dict[str, tuple[int, int]]:
-        """(index-wide, in `projects`) document frequency of each word, cached for five minutes.
+    async def term_df(self, words: Sequence[str]) -> dict[str, int]:
+        """How many turns of the whole index hold each word, cached for five minutes.
 
         Words not cached are counted in one query; a common word's count enumerates its matches
         once per five minutes instead of on every query holding it.
         """
         now = time.monotonic()
-        out: dict[str, tuple[int, int]] = {}
+        out: dict[str, int] = {}
         missing = []
         for w in dict.fromkeys(words):
-            hit = self._df.get((projects, w))
+            hit = self._df.get(w)
             if hit is not None and now - hit[0] < _DF_TTL_S:
-                out[w] = (hit[1], hit[2])
+                out[w] = hit[1]
             else:
                 missing.append(w)
         if missing:
@@ -272,31 +270,38 @@ class RetrievalService:
             rows = await self._db.read(
                 _TURN_TERM_DF,
                 words=[q for q in dict.fromkeys(engine_word.values()) if q],
-                projects=list(projects),
             )
-            got = {r["word"]: (int(r["df_all"] or 0), int(r["df"] or 0)) for r in rows}
+            got = {r["word"]: int(r["df_all"] or 0) for r in rows}
             for w in missing:
-                df_all, df = got.get(engine_word[w], (0, 0))
-                self._df[(projects, w)] = (now, df_all, df)
-                out[w] = (df_all, df)
+                out[w] = got.get(engine_word[w], 0)
+                self._df[w] = (now, out[w])
         return out
 
     async def search_words(
         self, text: str, projects: tuple[str, ...]
     ) -> tuple[list[str], list[str], dict[str, int]]:
-        """(every query word, the words to search for, document frequency in `projects`).
+        """(every query word, the words to search for, estimated frequency of the others).
 
         Stop words are dropped; with `ranking.fulltext_match_budget` set, words are searched rarest
-        first within that many index-wide matches (`api.lexical.prune_terms`).
+        first within that many index-wide matches (`api.lexical.prune_terms`). A word not searched
+        still scores in BM25 for the turns found, with its document frequency in `projects`
+        estimated from the index-wide count (searched words are counted in their matches).
         """
         # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
         words = list(dict.fromkeys(w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS))
         budget = self.ranking.fulltext_match_budget
         if not words or not projects or budget <= 0:
             return words, words, {}
-        dfs = await self.term_df(words, projects)
-        searched = prune_terms({w: dfs[w][0] for w in words}, budget)
-        return words, searched, {w: d for w, (_, d) in dfs.items()}
+        dfs = await self.term_df(words)
+        searched = prune_terms({w: dfs[w] for w in words}, budget)
+        pruned = [w for w in words if w not in searched]
+        if not pruned:
+            return words, searched, {}
+        (n_all, _), (n_here, _) = await asyncio.gather(
+            self.turn_stats(("*",)), self.turn_stats(projects)
+        )
+        share = n_here / n_all if n_all else 1.0
+        return words, searched, {w: round(dfs[w] * share) for w in pruned}
 
     async def turn_stats(self, projects: tuple[str, ...]) -> tuple[int, float]:
         """(turn count, mean turn length in words) of `projects`, refreshed every minute."""

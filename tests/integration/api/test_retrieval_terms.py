@@ -36,11 +36,11 @@ async def _seed(db) -> None:
     await TurnRepository(db).upsert_many(turns)
 
 
-async def test_document_frequencies_count_the_index_and_the_callers_projects(graph_db) -> None:
+async def test_document_frequencies_count_the_whole_index(graph_db) -> None:
     await _seed(graph_db)
     svc = RetrievalService(graph_db, None, RankingSection())
-    df = await svc.term_df(["deploy", "falkordb", "nowhere"], ("alpha",))
-    assert df == {"deploy": (42, 32), "falkordb": (3, 2), "nowhere": (0, 0)}
+    df = await svc.term_df(["deploy", "falkordb", "nowhere"])
+    assert df == {"deploy": 42, "falkordb": 3, "nowhere": 0}
 
 
 async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
@@ -49,7 +49,8 @@ async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
     words, searched, df = await svc.search_words("deploy falkordb?", ("alpha",))
     assert words == ["deploy", "falkordb"]
     assert searched == ["falkordb"]  # 42 index-wide matches for "deploy" exceed the budget
-    assert df == {"deploy": 32, "falkordb": 2}
+    # Not searched, so estimated for alpha from its share of the index: 42 x 32/43 turns.
+    assert df == {"deploy": 31}
     now = now_ms()
     hits = await svc.fulltext("deploy falkordb?", ("alpha",), k=0, as_of=now, known_at=now)
     # Only turns holding the rare word are fetched; "deploy" still orders them (BM25).
@@ -60,3 +61,4 @@ async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
     )
     assert len(all_hits) == 32
     assert {h.id for h in all_hits[:2]} == {"trn_alpha_30", "trn_alpha_31"}
+
