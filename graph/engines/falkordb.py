@@ -5,10 +5,10 @@ that header with a recursive pure-Python encoder, which dominates bulk writes of
 adapter encodes parameters itself (floats in short `repr` form, numpy arrays directly).
 
 Results come back in FalkorDB's compact format (`[type, value]` per cell). The official async client
-parses every cell through its own coroutine, which cost more CPU than the engine spent answering on
-`context` (~8K cells per request); `decode_compact` parses scalars, lists and maps synchronously and
-hands only results holding graph entities (nodes, edges, paths, which need the label and property-key
-tables) to the client's parser.
+parses every cell through its own coroutine, which cost more CPU than the engine spent answering
+on `context` (~8K cells per request); `decode_compact` parses scalars, lists and maps
+synchronously and hands only results holding graph entities (nodes, edges, paths, which need the
+label and property-key tables) to the client's parser.
 """
 
 from __future__ import annotations
@@ -113,13 +113,13 @@ _MAP, _POINT, _VECTORF32 = 10, 11, 12
 _ENTITIES = frozenset({7, 8, 9})  # edge, node, path
 
 
-class _NeedsEntities(Exception):
+class _NeedsEntitiesError(Exception):
     """A result holds nodes, edges or paths: parse it with the client's schema-aware parser."""
 
 
 def _cell(cell: list[Any]) -> Any:
     t, v = cell[0], cell[1]
-    if t == _STRING or t == _INTEGER:
+    if t in (_STRING, _INTEGER):
         return v
     if t == _DOUBLE:
         return float(v)
@@ -135,14 +135,14 @@ def _cell(cell: list[Any]) -> Any:
         return [float(x) for x in v]
     if t == _POINT:
         return {"latitude": float(v[0]), "longitude": float(v[1])}
-    raise _NeedsEntities
+    raise _NeedsEntitiesError
 
 
 def decode_compact(response: list[Any]) -> tuple[list[str], list[list[Any]]]:
     """(column names, rows) of a compact-format reply without graph entities.
 
     Raises:
-        _NeedsEntities: a cell is a node, edge, path or a type this decoder does not know.
+        _NeedsEntitiesError: a cell is a node, edge, path or a type this decoder does not know.
     """
     if len(response) < 3:  # statistics only (a write without RETURN)
         return [], []
@@ -231,7 +231,7 @@ class FalkorDBGraph:
                 raise response[-1]
             try:
                 cols, values = decode_compact(response)
-            except _NeedsEntities:
+            except _NeedsEntitiesError:
                 res = QueryResult(self._graph)
                 await res.parse(response)
                 cols = [h[1] if isinstance(h, list | tuple) else h for h in (res.header or [])]

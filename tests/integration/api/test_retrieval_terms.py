@@ -61,4 +61,3 @@ async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
     )
     assert len(all_hits) == 32
     assert {h.id for h in all_hits[:2]} == {"trn_alpha_30", "trn_alpha_31"}
-

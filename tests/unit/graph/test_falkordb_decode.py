@@ -1,10 +1,10 @@
-"""The compact-reply decoder of the FalkorDB adapter, on replies captured from the embedded engine."""
+"""The FalkorDB adapter's compact-reply decoder, on replies captured from the embedded engine."""
 
 from __future__ import annotations
 
 import pytest
 
-from graph.engines.falkordb import _NeedsEntities, decode_compact
+from graph.engines.falkordb import _NeedsEntitiesError, decode_compact
 
 # `RETURN 'a' AS s, 1 AS i, 1.5 AS f, true AS b, null AS n, [1,'x'] AS l, {k: 1, m: [false]} AS m,
 #  point({latitude:1.0, longitude:2.0}) AS p, vecf32([0.5, 1.0]) AS v` as FalkorDB 4.x sent it.
@@ -43,7 +43,8 @@ def test_every_scalar_type_decodes_to_plain_python() -> None:
             [0.5, 1.0],
         ]
     ]
-    assert type(rows[0][2]) is float and type(rows[0][1]) is int
+    assert type(rows[0][2]) is float
+    assert type(rows[0][1]) is int
 
 
 def test_empty_result_keeps_its_columns_and_statistics_only_has_none() -> None:
@@ -53,5 +54,5 @@ def test_empty_result_keeps_its_columns_and_statistics_only_has_none() -> None:
 
 def test_graph_entities_are_left_to_the_schema_aware_parser() -> None:
     node_reply = [[[1, "t"]], [[[8, [0, [0], [[0, 2, "x"]]]]]], ["Cached execution: 0"]]
-    with pytest.raises(_NeedsEntities):
+    with pytest.raises(_NeedsEntitiesError):
         decode_compact(node_reply)
