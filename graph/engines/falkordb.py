@@ -222,7 +222,7 @@ class FalkorDBGraph:
         started = time.perf_counter()
         cmd = "GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY"
         try:
-            response = await self._client.execute_command(
+            response = await self._client.execute_command(  # type: ignore[no-untyped-call]
                 cmd, self.graph_name, text, "--compact", "timeout", self._timeout_ms
             )
             if isinstance(response[0], rexc.ResponseError):
