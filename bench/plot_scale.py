@@ -83,7 +83,7 @@ def plot(data: dict[str, Any], out: Path) -> Path:
         fig.legend(handles, labels, loc="lower center", ncol=3)
     m = data.get("machine", {})
     fig.suptitle(
-        f"remgraph at scale on the embedded engine ({m.get('cpus')} CPUs shared, "
+        f"remgraph at scale on the embedded engine ({m.get('cpus')} CPUs, "
         f"{m.get('memory_gib')} GiB; measured {str(m.get('measured_at', ''))[:16]})"
     )
     fig.tight_layout(rect=(0, 0.05, 1, 0.95))
