@@ -270,12 +270,12 @@ async def serve_and_measure(
             raise RuntimeError("the API process did not start")
         url = f"http://127.0.0.1:{port}"
         await run_load(url, key, warm_up, clients)
-        engine_pid = server.status().pid or 0
-        api0, eng0 = process_cpu_s(proc.pid or 0), process_cpu_s(engine_pid)
+        engine_pid = server.status().pid
+        api0, eng0 = process_cpu_s(proc.pid), process_cpu_s(engine_pid)
         t = time.perf_counter()
         lat, errors = await run_load(url, key, queries, clients)
         wall = time.perf_counter() - t
-        api_cpu = process_cpu_s(proc.pid or 0) - api0
+        api_cpu = process_cpu_s(proc.pid) - api0
         eng_cpu = process_cpu_s(engine_pid) - eng0
     finally:
         proc.terminate()

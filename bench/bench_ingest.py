@@ -29,6 +29,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import process_cpu_s, self_cpu_s  # noqa: E402
 from graph.config import EmbeddedSettings, EmbeddingSettings  # noqa: E402
 from graph.embed import LocalEmbedder, make_embedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
@@ -90,18 +91,6 @@ def _sample_texts(path: Path, settings: IngestSettings, n: int) -> list[str]:
     return out[:n]
 
 
-def _cpu_s(pid: int | None) -> float:
-    """User + system CPU seconds of this process (all threads) or of process `pid`."""
-    if pid is None:
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        return ru.ru_utime + ru.ru_stime
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
 def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -127,25 +116,25 @@ async def _run(path: Path, data_dir: Path, settings: IngestSettings, label: str)
         model_cost: dict[str, Any] = {}
         if embedder is not None and path.is_file():  # noqa: ASYNC240 - setup, off the clock
             texts = _sample_texts(path, settings, 768)
-            c0, t0 = _cpu_s(None), time.perf_counter()
+            c0, t0 = self_cpu_s(), time.perf_counter()
             await embedder.embed(texts)
             model_only = round(len(texts) / (time.perf_counter() - t0), 1)
-            per_cpu = len(texts) / (_cpu_s(None) - c0)
+            per_cpu = len(texts) / (self_cpu_s() - c0)
             short = [f"hello world {i}" for i in range(512)]
-            c0 = _cpu_s(None)
+            c0 = self_cpu_s()
             await embedder.embed(short)
             model_cost = {
                 "mean_chars_of_embedded_text": round(sum(map(len, texts)) / len(texts), 1),
                 "these_texts_per_cpu_s": round(per_cpu, 1),
-                "short_texts_per_cpu_s": round(len(short) / (_cpu_s(None) - c0), 1),
+                "short_texts_per_cpu_s": round(len(short) / (self_cpu_s() - c0), 1),
                 "note": "the model's cost grows with text length; on 2 idle cores the pipeline "
                 "cannot embed faster than 2 x these_texts_per_cpu_s",
             }
         load_before = _load()
         spid = server.status().pid
-        cpu0 = _cpu_s(None), _cpu_s(spid)
+        cpu0 = self_cpu_s(), process_cpu_s(spid)
         rep = await ingest_paths(db, settings, [path], embedder=embedder)
-        cpu1 = _cpu_s(None), _cpu_s(spid)
+        cpu1 = self_cpu_s(), process_cpu_s(spid)
         load_after = _load()
         server_hwm = _server_peak_rss_mib(server.status().pid)
         again = await ingest_paths(db, settings, [path], embedder=embedder)

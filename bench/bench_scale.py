@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import random
-import resource
 import sys
 import tempfile
 import time
@@ -39,7 +38,14 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import RESULTS, machine, percentiles, process_rss_mib  # noqa: E402
+from bench.common import (  # noqa: E402
+    RESULTS,
+    machine,
+    percentiles,
+    process_cpu_s,
+    process_rss_mib,
+    self_cpu_s,
+)
 from bench.generate import TECH, generic_lines, session_turns  # noqa: E402
 from bench.scenarios import (  # noqa: E402
     api_server,
@@ -95,23 +101,6 @@ def queries(n: int, seed: int = 3) -> list[tuple[str, str | None]]:
         project = f"proj-{rng.randrange(8):02d}" if i % 2 else None
         out.append((rng.choice(forms).format(a=a, b=b), project))
     return out
-
-
-def _cpu_s() -> float:
-    """User + system CPU seconds of this process and its threads."""
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
-
-
-def _proc_cpu_s(pid: int | None) -> float:
-    """User + system CPU seconds of another process (0 when unknown)."""
-    if not pid:
-        return 0.0
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _random_turn_vectors(db: Any) -> float:
@@ -185,7 +174,7 @@ async def measure_context(url: str, key: str, n: int, api_pid: int) -> dict[str,
     ) as c:
         for i, (q, p) in enumerate(qs):
             if i == 5:  # after the warm-up (the first request loads the query embedder)
-                cpu0 = _proc_cpu_s(api_pid)
+                cpu0 = process_cpu_s(api_pid)
             body = {"query": CONTEXT, "variables": {"q": q, "p": p, "limit": 20, "budget": 2000}}
             t = time.perf_counter()
             r = await c.post("/graphql", json=body)
@@ -199,7 +188,7 @@ async def measure_context(url: str, key: str, n: int, api_pid: int) -> dict[str,
                 lat.append(ms)
                 for item in ctx["items"]:
                     kinds[item["kind"]] = kinds.get(item["kind"], 0) + 1
-    cpu = _proc_cpu_s(api_pid) - cpu0
+    cpu = process_cpu_s(api_pid) - cpu0
     return {
         "latency_ms": percentiles(lat),
         "errors": errors,
@@ -245,11 +234,11 @@ async def run_size(
             )
             hook = ExtractionHook(settings, embedder=emb)
             t = time.perf_counter()
-            cpu0, eng0 = _cpu_s(), _proc_cpu_s(server.status().pid)
+            cpu0, eng0 = self_cpu_s(), process_cpu_s(server.status().pid)
             rep = await ingest_paths(db, settings, [corpus], embedder=emb, hooks=[hook])
             ex = await hook.finish(db)
             ingest_s = time.perf_counter() - t
-            cpu1, eng1 = _cpu_s(), _proc_cpu_s(server.status().pid)
+            cpu1, eng1 = self_cpu_s(), process_cpu_s(server.status().pid)
             row["ingest"] = {
                 "seconds": round(ingest_s, 1),
                 "turns_per_s": round(rep.turns_new / ingest_s, 1),
@@ -286,10 +275,10 @@ async def run_size(
             keys = await make_keys(db, {"bench": ["*"]})
             row["nodes"] = await label_counts(db)
         with api_server(server, workdir, graph_name="scale") as (url, api_proc):
-            eng0 = _proc_cpu_s(server.status().pid)
+            eng0 = process_cpu_s(server.status().pid)
             row["context"] = await measure_context(url, keys["bench"], n_queries, api_proc.pid)
             row["context"]["engine_cpu_ms_per_request"] = round(
-                (_proc_cpu_s(server.status().pid) - eng0) * 1000 / (n_queries + 5), 1
+                (process_cpu_s(server.status().pid) - eng0) * 1000 / (n_queries + 5), 1
             )
             row["api_rss_mib"] = process_rss_mib(api_proc.pid)
         st = server.status()

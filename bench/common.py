@@ -48,13 +48,21 @@ def peak_rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def process_cpu_s(pid: int) -> float:
-    """User + system CPU seconds another process has used so far (0 when it is gone)."""
+def self_cpu_s() -> float:
+    """User + system CPU seconds this process (all its threads) has used so far."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def process_cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds another process has used so far (0 when unknown or gone)."""
+    if not pid:
+        return 0.0
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def process_rss_mib(pid: int) -> float:
