@@ -1,10 +1,11 @@
 // mode: write
 // params: rows, open
 // returns: linked
-// why: the batched form of `context_query.record` (the API's background recorder writes every
-//      request of the last <= 250 ms in one statement): one ContextQuery node per row plus a GOT
-//      edge (rank, score) to every item it returned, with the same properties as `record`. Rows
-//      without items still get their node (the node is written before the items are unwound).
+// why: one ContextQuery node per `context` request plus a GOT edge (rank, score) to every item it
+//      returned, so "what did the agent get for this question?" is a graph query. The API's
+//      background recorder writes every request of the last <= 250 ms in one statement. Each item
+//      is looked up by id under the label of its kind (index lookups; a label-less match would
+//      scan the graph). Rows without items still get their node (written before the unwind).
 UNWIND $rows AS row
 MERGE (q:ContextQuery {id: row.id})
 ON CREATE SET q.project = row.project, q.query = row.text, q.at = row.at,

@@ -11,7 +11,6 @@ from graph.db import GraphDB
 from graph.ids import make_id
 from graph.timeutil import OPEN, from_ms, now_ms, to_ms
 
-_RECORD = Q("context_query.record")
 _RECORD_MANY = Q("context_query.record_many")
 _RECENT = Q("context_query.recent")
 
@@ -43,10 +42,6 @@ class ContextQueryRecord:
         return make_id("context_query", self.project, self.at_ms, self.request_id, self.query)
 
 
-def _item_rows(items: Sequence[ContextItemRef]) -> list[dict[str, object]]:
-    return [{"id": i.id, "kind": i.kind, "rank": i.rank, "score": float(i.score)} for i in items]
-
-
 @dataclass(frozen=True)
 class RecordedQuery:
     """A recorded `context` request."""
@@ -74,23 +69,19 @@ class ContextQueryRepository:
         request_id: str = "",
     ) -> str:
         """Store the request and link its items; returns the ContextQuery id."""
-        at_ms = now_ms() if at is None else to_ms(at)
-        qid = make_id("context_query", project, at_ms, request_id, query)
-        rows = _item_rows(items)
-        await self.db.write(
-            _RECORD,
-            id=qid,
+        record = ContextQueryRecord(
             project=project,
-            text=query[:2000],
-            at=at_ms,
-            open=OPEN,
+            query=query,
+            items=tuple(items),
+            at_ms=now_ms() if at is None else to_ms(at),
             principal=principal,
-            items=rows,
+            request_id=request_id,
         )
+        [qid] = await self.record_many([record])
         return qid
 
     async def record_many(self, records: Sequence[ContextQueryRecord]) -> list[str]:
-        """Store many requests in one write (same nodes and edges as `record`); returns the ids."""
+        """Store many requests in one write; returns their ContextQuery ids."""
         if not records:
             return []
         ids = [r.id for r in records]
@@ -101,7 +92,10 @@ class ContextQueryRepository:
                 "text": r.query[:2000],
                 "at": r.at_ms,
                 "principal": r.principal,
-                "items": _item_rows(r.items),
+                "items": [
+                    {"id": i.id, "kind": i.kind, "rank": i.rank, "score": float(i.score)}
+                    for i in r.items
+                ],
             }
             for qid, r in zip(ids, records, strict=True)
         ]
