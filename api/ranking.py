@@ -346,6 +346,4 @@ def rank(
         now_ms: reference time for recency.
     """
     scored = score_candidates(candidates, intent, w, as_of_ms=as_of_ms, now_ms=now_ms)
-    return mmr_pack(
-        scored[: mmr_pool_size(limit)], lam=w.mmr_lambda, limit=limit, token_budget=token_budget
-    )
+    return mmr_pack(scored, lam=w.mmr_lambda, limit=limit, token_budget=token_budget)

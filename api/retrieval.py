@@ -360,16 +360,16 @@ class RetrievalService:
         if not rows:
             return []
         n_docs, avgdl = await self.turn_stats(projects)
+        texts = {r["id"]: r["text"] or "" for r in rows}
         scores = bm25(
             words,
-            {r["id"]: r["text"] or "" for r in rows},
+            texts,
             n_docs=n_docs,
             avgdl=avgdl,
             k1=self.ranking.bm25_k1,
             b=self.ranking.bm25_b,
             df=df,
         )
-        texts = {r["id"]: r["text"] or "" for r in rows}
         best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
         return [Hit(i, s, texts[i]) for i, s in (best if k <= 0 else best[:k])]
 
