@@ -37,26 +37,13 @@ from api.app import create_app  # noqa: E402
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
 from bench.common import RESULTS, percentiles, write_result  # noqa: E402
-from bench.scenarios import seed_projects  # noqa: E402
+from bench.scenarios import CONTEXT_FULL_QUERY, seed_projects  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402
 from graph.repositories.api_keys import ApiKeyRepository  # noqa: E402
-
-QUERY = """query($q: String!, $p: String, $budget: Int, $limit: Int!) {
-  context(query: $q, project: $p, tokenBudget: $budget, limit: $limit) {
-    __typename
-    ... on ContextPayload {
-      totalTokens candidates terms speakers
-      items { id kind text score tokens why { name value }
-              provenance { project sessionId turnIds timestamp speaker } }
-    }
-    ... on Forbidden { project message }
-    ... on InvalidInput { field message }
-  }
-}"""
 
 QUESTIONS = (
     "support group",
@@ -100,7 +87,7 @@ async def measure(
 
             async def one(i: int) -> None:
                 body = {
-                    "query": QUERY,
+                    "query": CONTEXT_FULL_QUERY,
                     "variables": {
                         "q": QUESTIONS[i % len(QUESTIONS)],
                         "p": "alpha",
@@ -143,9 +130,7 @@ async def measure(
             t = time.perf_counter()
             await asyncio.gather(*(client() for _ in range(clients)))
             wall = time.perf_counter() - t
-        recorder = getattr(app.state.resources, "recorder", None)  # absent before the recorder
-        if recorder is not None:
-            await recorder.flush()
+        await app.state.resources.recorder.flush()
     if prof is not None:
         path = Path(tempfile.gettempdir()) / "api_overhead.prof"
         prof.dump_stats(path)

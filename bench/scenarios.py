@@ -72,6 +72,21 @@ query($q: String!, $p: String, $budget: Int, $limit: Int!) {
   }
 }"""
 
+CONTEXT_FULL_QUERY = """
+query($q: String!, $p: String, $budget: Int, $limit: Int!) {
+  context(query: $q, project: $p, tokenBudget: $budget, limit: $limit) {
+    __typename
+    ... on ContextPayload {
+      totalTokens candidates terms speakers
+      items { id kind text score tokens why { name value }
+              provenance { project sessionId turnIds timestamp speaker } }
+    }
+    ... on Forbidden { project message }
+    ... on InvalidInput { field message }
+  }
+}"""
+"""`CONTEXT_QUERY` selecting every field of the payload (why, provenance, query understanding)."""
+
 # Two projects for the API scenarios: keys scoped to `alpha` must never see `beta`'s data.
 CONVERSATIONS: dict[str, list[tuple[str, str]]] = {
     "alpha": [

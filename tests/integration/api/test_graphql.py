@@ -4,21 +4,8 @@ from __future__ import annotations
 
 from dirty_equals import IsFloat, IsList, IsStr
 
+from bench.scenarios import CONTEXT_FULL_QUERY as CONTEXT
 from tests.integration.api.conftest import gql
-
-CONTEXT = """
-query($q: String!, $p: String, $budget: Int, $limit: Int!) {
-  context(query: $q, project: $p, tokenBudget: $budget, limit: $limit) {
-    __typename
-    ... on ContextPayload {
-      totalTokens candidates terms speakers
-      items { id kind text score tokens why { name value }
-              provenance { project sessionId turnIds timestamp speaker } }
-    }
-    ... on Forbidden { project message }
-    ... on InvalidInput { field message }
-  }
-}"""
 
 
 async def test_context_ranks_the_evidence_turn_first_with_reasons(client, keys):
