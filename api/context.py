@@ -44,7 +44,7 @@ def make_loaders(resources: Resources, principal: Principal) -> Loaders:
         return await reader.projects_get(ids, scope)
 
     async def sessions(ids: list[str]) -> list[Session | None]:
-        return await reader.sessions_get(ids, scope)
+        return await reader.get_many("session", ids, scope)
 
     async def turns(ids: list[str]) -> list[Turn | None]:
         return await reader.turns_get(ids, scope)

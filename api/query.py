@@ -134,7 +134,8 @@ def _check_query(query: str) -> str:
     return query
 
 
-_KNOWLEDGE: dict[str, tuple[Any, Any]] = {
+_PAGED: dict[str, tuple[Any, Any]] = {
+    "session": (Session, SessionConnection),
     "lesson": (Lesson, LessonConnection),
     "correction": (Correction, CorrectionConnection),
     "fact": (Fact, FactConnection),
@@ -142,7 +143,7 @@ _KNOWLEDGE: dict[str, tuple[Any, Any]] = {
 }
 
 
-async def _knowledge_page(
+async def _page(
     info: Info,
     kind: str,
     project: str | None,
@@ -159,7 +160,7 @@ async def _knowledge_page(
     except EXPECTED as e:
         return error_type(e)
     now = ctx.now_ms
-    items = await ctx.resources.reader.knowledge_page(
+    items = await ctx.resources.reader.page(
         kind,
         scope,
         project=project,
@@ -168,16 +169,16 @@ async def _knowledge_page(
         skip=offset,
         limit=first + 1,
     )
-    node, conn = _KNOWLEDGE[kind]
+    node, conn = _PAGED[kind]
     return make_connection(conn, [node.from_domain(m) for m in items], offset, first)
 
 
-async def _knowledge_get(info: Info, kind: str, id: str) -> Any:
+async def _get(info: Info, kind: str, id: str) -> Any:
     ctx = info.context
-    [m] = await ctx.resources.reader.knowledge_get(kind, [id], ctx.principal.projects)
+    [m] = await ctx.resources.reader.get_many(kind, [id], ctx.principal.projects)
     if m is None:
         return NotFound(kind=kind, id=id, message=f"{kind} {id!r} not found")
-    return _KNOWLEDGE[kind][0].from_domain(m)
+    return _PAGED[kind][0].from_domain(m)
 
 
 @strawberry.type
@@ -332,25 +333,7 @@ class Query:
         after: str | None = None,
     ) -> SessionsResult:
         """Sessions, newest first, as of a time."""
-        ctx = info.context
-        try:
-            scope = ctx.scope(project)
-            first = ctx.check_first(first)
-            offset = decode_cursor(after)
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
-        now = ctx.now_ms
-        items = await ctx.resources.reader.sessions_page(
-            scope,
-            project=project,
-            as_of=parse_time(as_of) or now,
-            known_at=parse_time(known_at) or now,
-            skip=offset,
-            limit=first + 1,
-        )
-        return make_connection(
-            SessionConnection, [Session.from_domain(s) for s in items], offset, first
-        )
+        return await _page(info, "session", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def turn(self, info: Info, id: str) -> TurnResult:
@@ -363,7 +346,7 @@ class Query:
     @strawberry.field
     async def lesson(self, info: Info, id: str) -> LessonResult:
         """One lesson, with its version history."""
-        return await _knowledge_get(info, "lesson", id)  # type: ignore[no-any-return]  # union
+        return await _get(info, "lesson", id)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def lessons(
@@ -376,7 +359,7 @@ class Query:
         after: str | None = None,
     ) -> LessonsResult:
         """Lessons valid at `asOf` as known at `knownAt`, newest first."""
-        return await _knowledge_page(info, "lesson", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(info, "lesson", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def corrections(
@@ -389,7 +372,7 @@ class Query:
         after: str | None = None,
     ) -> CorrectionsResult:
         """Corrections and rules valid at `asOf`, newest first."""
-        return await _knowledge_page(info, "correction", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(info, "correction", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def facts(
@@ -402,12 +385,12 @@ class Query:
         after: str | None = None,
     ) -> FactsResult:
         """Facts that held at `asOf` (default now) as known at `knownAt`."""
-        return await _knowledge_page(info, "fact", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(info, "fact", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def topic(self, info: Info, id: str) -> TopicResult:
         """One topic."""
-        return await _knowledge_get(info, "topic", id)  # type: ignore[no-any-return]  # union
+        return await _get(info, "topic", id)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def topics(
@@ -420,7 +403,7 @@ class Query:
         after: str | None = None,
     ) -> TopicsResult:
         """Topics discussed in the readable projects, heaviest first."""
-        return await _knowledge_page(info, "topic", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(info, "topic", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
 
     @strawberry.field
     async def rem_status(self, info: Info, project: str) -> RemResult:

@@ -7,7 +7,7 @@ from typing import Any
 
 from graph.cypher import Q
 from graph.db import GraphDB
-from graph.models import Correction, Fact, Lesson, LessonVersion, Project, Session, Topic, Turn
+from graph.models import Correction, Fact, Lesson, LessonVersion, Project, Topic, Turn
 from graph.records import (
     correction_from_record,
     fact_from_record,
@@ -31,6 +31,7 @@ _CORRECTION_FEEDBACK = Q("context.correction_feedback")
 _CONFIRM_CORRECTION = Q("context.confirm_correction")
 _CLOSE_FACT = Q("context.close_fact")
 _PAGES = {
+    "session": (_SESSIONS_PAGE, _SESSIONS_GET, session_from_record),
     "lesson": (Q("context.lessons_page"), Q("context.lessons_get"), lesson_from_record),
     "correction": (
         Q("context.corrections_page"),
@@ -63,33 +64,6 @@ class ScopedReader:
         rows = await self._db.read(_PROJECTS_PAGE, projects=list(projects), skip=skip, limit=limit)
         return [project_from_record(r["props"]) for r in rows]
 
-    async def sessions_get(
-        self, ids: Sequence[str], projects: Sequence[str]
-    ) -> list[Session | None]:
-        rows = await self._db.read(_SESSIONS_GET, ids=list(ids), projects=list(projects))
-        return _by_id(rows, ids, session_from_record)
-
-    async def sessions_page(
-        self,
-        projects: Sequence[str],
-        *,
-        project: str | None,
-        as_of: int,
-        known_at: int,
-        skip: int,
-        limit: int,
-    ) -> list[Session]:
-        rows = await self._db.read(
-            _SESSIONS_PAGE,
-            projects=list(projects),
-            project=project,
-            as_of=as_of,
-            known_at=known_at,
-            skip=skip,
-            limit=limit,
-        )
-        return [session_from_record(r["props"]) for r in rows]
-
     async def turns_get(self, ids: Sequence[str], projects: Sequence[str]) -> list[Turn | None]:
         rows = await self._db.read(_TURNS_GET, ids=list(ids), projects=list(projects))
         return _by_id(rows, ids, turn_from_record)
@@ -118,7 +92,7 @@ class ScopedReader:
             out.append([t for t in turns if skip <= t.ordinal < skip + limit])
         return out
 
-    async def knowledge_page(
+    async def page(
         self,
         kind: str,
         projects: Sequence[str],
@@ -129,7 +103,7 @@ class ScopedReader:
         skip: int,
         limit: int,
     ) -> list[Any]:
-        """A page of lessons, corrections, facts or topics (`kind`) as of a time."""
+        """A page of sessions, lessons, corrections, facts or topics (`kind`) as of a time."""
         page_q, _, conv = _PAGES[kind]
         rows = await self._db.read(
             page_q,
@@ -142,10 +116,8 @@ class ScopedReader:
         )
         return [conv(r["props"]) for r in rows]
 
-    async def knowledge_get(
-        self, kind: str, ids: Sequence[str], projects: Sequence[str]
-    ) -> list[Any]:
-        """Lessons, corrections, facts or topics by id, in order (None where not readable)."""
+    async def get_many(self, kind: str, ids: Sequence[str], projects: Sequence[str]) -> list[Any]:
+        """Sessions, lessons, corrections, facts or topics by id, in order (None: not readable)."""
         _, get_q, conv = _PAGES[kind]
         rows = await self._db.read(get_q, ids=list(ids), projects=list(projects))
         return _by_id(rows, ids, conv)

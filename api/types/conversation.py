@@ -131,7 +131,8 @@ class Project:
         first = ctx.check_first(first)
         offset = decode_cursor(after)
         now = ctx.now_ms
-        items = await ctx.resources.reader.sessions_page(
+        items = await ctx.resources.reader.page(
+            "session",
             ctx.principal.projects,
             project=str(self.id),
             as_of=now,
