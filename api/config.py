@@ -52,7 +52,7 @@ class RankingSection(BaseModel):
     expand_top: int = Field(default=40, ge=0, le=500)
     """How many fused candidates get their graph neighbourhood (NEXT, topics, provenance)
     expanded."""
-    neighbour_window: int = Field(default=2, ge=0, le=5)
+    neighbour_window: int = Field(default=2, ge=0, le=3)
     """Turns either side (via NEXT) whose fused score flows into a turn."""
     neighbour_weight: float = Field(default=0.5, ge=0)
     """Share of the best neighbour's fused score a turn receives (dialogue context)."""

@@ -1,7 +1,7 @@
 """Retrieval: the I/O half of `context` and `search` (candidate queries), ranking stays pure.
 
 One `context` call makes, per candidate source, one query: fulltext and vector hits (concurrently),
-then one graph expansion query (`NEXT` neighbours) and one fetch of every candidate's fields. Every
+then one query that expands the best hits along `NEXT` and fetches every candidate's fields. Every
 query takes `$projects`, so a caller scoped to project A never sees a row of project B, whatever
 the ranking does afterwards.
 """
@@ -47,7 +47,6 @@ _TURN_FULLTEXT = Q("context.turn_fulltext")
 _TURN_VECTOR = Q("context.turn_vector")
 _TURNS_FETCH = Q("context.turns_fetch")
 _TURN_TEXTS = Q("context.turn_texts")
-_TURN_NEIGHBOURS = Q("context.turn_neighbours")
 _SPEAKERS = Q("context.speakers")
 _TURN_KEYS = Q("context.turn_keys")
 _TURN_STATS = Q("context.turn_stats")
@@ -430,15 +429,18 @@ class RetrievalService:
             for i, h in enumerate(hits, start=1):
                 ranks.setdefault(h.id, {})[src] = i
         hit_ids = list(ranks)
-        neighbours: dict[str, set[str]] = {i: set() for i in hit_ids}
         weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
         top_list = sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
-        top = set(top_list)
         rows, derived = await asyncio.gather(
             self._db.read(
-                _TURN_NEIGHBOURS, ids=hit_ids, projects=list(projects), window=w.neighbour_window
+                _TURNS_FETCH,
+                ids=hit_ids,
+                top=top_list if w.neighbour_window > 0 else [],
+                projects=list(projects),
+                window=w.neighbour_window,
+                vector=vector,
             )
-            if hit_ids and w.neighbour_window > 0
+            if hit_ids
             else _no_rows(),
             self._db.read(
                 _KNOWLEDGE_OF_TURNS,
@@ -450,23 +452,10 @@ class RetrievalService:
             if knowledge and top_list and w.knowledge_candidates
             else _no_rows(),
         )
-        if rows:
-            # Only the best hits bring new turns in; every hit learns its neighbours.
-            for r in rows:
-                for n in r["neighbours"]:
-                    if n in ranks or r["id"] in top:
-                        neighbours.setdefault(r["id"], set()).add(n)
-                        neighbours.setdefault(n, set()).add(r["id"])
+        neighbours = session_neighbours(rows, w.neighbour_window)
         t2 = time.perf_counter()
-        ids = list(dict.fromkeys([*hit_ids, *neighbours]))
-        rows = (
-            await self._db.read(_TURNS_FETCH, ids=ids, projects=list(projects), vector=vector)
-            if ids
-            else []
-        )
-        t3 = time.perf_counter()
         if timings is not None:
-            timings.update(search=(t1 - t0) * 1000, expand=(t2 - t1) * 1000, fetch=(t3 - t2) * 1000)
+            timings.update(search=(t1 - t0) * 1000, expand_fetch=(t2 - t1) * 1000)
         out = []
         for r in rows:
             scores = {}
@@ -476,9 +465,7 @@ class RetrievalService:
                 scores[VECTOR] = float(r["similarity"])
             r["text"] = known_text.get(r["id"])  # None: read later, for the few that need it
             out.append(
-                _turn_candidate(
-                    r, ranks.get(r["id"], {}), scores, sorted(neighbours.get(r["id"], ()))
-                )
+                _turn_candidate(r, ranks.get(r["id"], {}), scores, neighbours.get(r["id"], ()))
             )
         now = now_ms()
         k_turns: dict[str, list[str]] = {}
@@ -584,6 +571,27 @@ class RetrievalService:
             items = [r for r in items if r.candidate.kind in kinds]
         timings["rank"] = (time.perf_counter() - t2) * 1000
         return ContextResult(items=items, intent=intent, candidates=len(cands), timings_ms=timings)
+
+
+def session_neighbours(rows: Sequence[dict[str, Any]], window: int) -> dict[str, tuple[str, ...]]:
+    """Turn id → ids of the other `rows` in its session at most `window` ordinals away, sorted.
+
+    Ordinals grow along `NEXT`, so this is the `NEXT` neighbourhood the fetch query expanded.
+    """
+    by_session: dict[str, list[tuple[int, str]]] = {}
+    for r in rows:
+        if r.get("session_id") is not None and r.get("ordinal") is not None:
+            by_session.setdefault(r["session_id"], []).append((int(r["ordinal"]), r["id"]))
+    out: dict[str, list[str]] = {}
+    for turns in by_session.values():
+        turns.sort()
+        for i, (o, a) in enumerate(turns):
+            for o2, b in turns[i + 1 :]:
+                if o2 - o > window:
+                    break
+                out.setdefault(a, []).append(b)
+                out.setdefault(b, []).append(a)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 async def _no_rows() -> list[dict[str, Any]]:

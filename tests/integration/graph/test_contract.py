@@ -308,7 +308,7 @@ async def test_migrations_twice_change_nothing(any_db: GraphDB) -> None:
 
 def _placeholder(name: str) -> Any:
     """A value of a plausible type for a declared parameter (EXPLAIN plans, never runs)."""
-    if name in {"rows", "ids"} or name.endswith(("_ids", "ids")):
+    if name in {"rows", "ids", "top"} or name.endswith(("_ids", "ids")):
         return []
     if name in {"vector", "embedding"}:
         return vec(1.0)

@@ -1,12 +1,19 @@
 // mode: read
-// params: ids, projects, vector
+// params: ids, top, projects, window, vector
 // returns: id, project, session_id, ordinal, speaker, tokens, valid_from, valid_to, quality, similarity
 // dialect-only: yes
-// why: the fields ranking needs for candidate turns in one round trip, with the cosine similarity
-//      to the query for every candidate (expanded ones too); never crosses projects. Not the
-//      text: only the few turns that packing looks at need it (`context.turn_texts`).
-MATCH (t:Turn)
-WHERE t.id IN $ids AND (t.project IN $projects OR '*' IN $projects)
+// why: graph expansion and the fields ranking needs in one round trip: the hit turns `ids` plus
+//      the turns within `window` steps along NEXT (same session) of the best hits `top`, each with
+//      the cosine similarity to the query; never crosses projects. Neighbour links are read from
+//      (session_id, ordinal) by the caller. Not the text: only the few turns that packing looks
+//      at need it (`context.turn_texts`).
+MATCH (h:Turn)
+WHERE h.id IN $ids AND (h.project IN $projects OR '*' IN $projects)
+OPTIONAL MATCH (h)-[:NEXT*1..3]-(n:Turn)
+WHERE h.id IN $top AND n.session_id = h.session_id AND abs(n.ordinal - h.ordinal) <= $window
+WITH collect(DISTINCT h) + collect(DISTINCT n) AS found
+UNWIND found AS t
+WITH DISTINCT t
 OPTIONAL MATCH (s:Session)-[:HAS_TURN]->(t)
 RETURN t.id AS id, t.project AS project, t.session_id AS session_id, t.ordinal AS ordinal,
        t.speaker AS speaker, t.token_estimate AS tokens,
