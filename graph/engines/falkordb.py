@@ -19,6 +19,7 @@ import math
 import re
 import time
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,12 @@ def _vector(v: np.ndarray) -> str:
     return "[" + ",".join(map(str, np.round(v.astype(np.float64, copy=False), 7).tolist())) + "]"
 
 
+@lru_cache(maxsize=64)
+def _float_list(value: tuple[float, ...]) -> str:
+    # A query vector goes to several queries of one request: encode it once.
+    return _vector(np.asarray(value, dtype=np.float64))
+
+
 def encode_param(value: Any) -> str:
     """Encode one parameter value in FalkorDB's `CYPHER` header syntax."""
     if value is None:
@@ -84,7 +91,7 @@ def encode_param(value: Any) -> str:
         return encode_param(value.tolist())
     if isinstance(value, list | tuple):
         if len(value) >= 16 and all(type(v) is float for v in value):
-            return _vector(np.asarray(value, dtype=np.float64))
+            return _float_list(tuple(value))
         return "[" + ",".join(map(encode_param, value)) + "]"
     if isinstance(value, Mapping):
         parts = []
@@ -111,6 +118,7 @@ def params_header(params: Mapping[str, Any]) -> str:
 _NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY = 1, 2, 3, 4, 5, 6
 _MAP, _POINT, _VECTORF32 = 10, 11, 12
 _ENTITIES = frozenset({7, 8, 9})  # edge, node, path
+_AS_IS = frozenset({_STRING, _INTEGER})
 
 
 class _NeedsEntitiesError(Exception):
@@ -147,7 +155,8 @@ def decode_compact(response: list[Any]) -> tuple[list[str], list[list[Any]]]:
     if len(response) < 3:  # statistics only (a write without RETURN)
         return [], []
     cols = [h[1] if isinstance(h, list | tuple) else h for h in response[0]]
-    return cols, [[_cell(c) for c in row] for row in response[1]]
+    # Strings and integers (most cells) are taken as they are, without a call per cell.
+    return cols, [[c[1] if c[0] in _AS_IS else _cell(c) for c in row] for row in response[1]]
 
 
 def _plain(value: Any) -> Any:
