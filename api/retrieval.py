@@ -69,6 +69,7 @@ _DF_TTL_S = 300.0
 _DF_CACHE_MAX = 200_000
 _WORDS = re.compile(r"\w+")
 _VECTOR_OVERSAMPLE = 4
+_NO_CAP = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,14 @@ class RetrievalService:
         self._df: dict[str, tuple[float, int]] = {}
 
     @property
+    def _match_cap(self) -> int:
+        """Most index matches one fulltext query reads: the match budget, else unbounded.
+
+        Words are pruned to fit the budget, but the rarest one always stays, however common.
+        """
+        return self.ranking.fulltext_match_budget or _NO_CAP
+
+    @property
     def has_vectors(self) -> bool:
         """Whether a query embedder is configured."""
         return self._embedder is not None
@@ -239,6 +248,13 @@ class RetrievalService:
             return None
         vec = await self._embedder.embed([text])
         return [float(x) for x in vec[0]]
+
+    async def warm_up(self) -> None:
+        """Load the query embedder now (a failure is logged: requests retry on their own)."""
+        try:
+            await self.embed_query("warm up")
+        except Exception as e:
+            log.warning("query embedder not warmed up: %s", type(e).__name__)
 
     def forget_speakers(self) -> None:
         """Drop the speaker and statistics caches (after new turns arrive)."""
@@ -352,6 +368,7 @@ class RetrievalService:
             _TURN_FULLTEXT,
             q=q,
             k=max(k, pool or self.ranking.fulltext_pool),
+            cap=self._match_cap,
             projects=list(projects),
             as_of=as_of,
             known_at=known_at,
@@ -515,6 +532,7 @@ class RetrievalService:
             _KNOWLEDGE_FULLTEXT,
             q=q,
             k=self.ranking.knowledge_candidates,
+            cap=self._match_cap,
             projects=list(projects),
             as_of=as_of,
             known_at=known_at,

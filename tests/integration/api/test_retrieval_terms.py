@@ -61,3 +61,15 @@ async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
     )
     assert len(all_hits) == 32
     assert {h.id for h in all_hits[:2]} == {"trn_alpha_30", "trn_alpha_31"}
+
+
+async def test_a_word_in_most_turns_reads_at_most_the_match_budget(graph_db) -> None:
+    await _seed(graph_db)
+    now = now_ms()
+    capped = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=10))
+    # "deploy" is the only word, so it is searched although its 42 matches exceed the budget;
+    # the engine then reads no more than 10 of them.
+    hits = await capped.fulltext("deploy", ("alpha",), k=0, as_of=now, known_at=now)
+    assert 0 < len(hits) <= 10
+    unbounded = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=0))
+    assert len(await unbounded.fulltext("deploy", ("alpha",), k=0, as_of=now, known_at=now)) == 32

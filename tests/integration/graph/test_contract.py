@@ -312,7 +312,7 @@ def _placeholder(name: str) -> Any:
         return []
     if name in {"vector", "embedding"}:
         return vec(1.0)
-    if name in {"limit", "k", "fetch", "skip", "after_ordinal"}:
+    if name in {"limit", "k", "cap", "fetch", "skip", "after_ordinal"}:
         return 1
     if name in {"as_of", "known_at", "at", "now"} or name.endswith(("_at", "_ms", "_from", "_to")):
         return 0

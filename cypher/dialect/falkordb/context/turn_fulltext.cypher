@@ -1,9 +1,12 @@
 // mode: read
-// params: q, k, projects, as_of, known_at
+// params: q, k, cap, projects, as_of, known_at
 // returns: id, score, text
 // dialect-only: yes
 // why: BM25-style candidates for context ranking; project filter in Cypher ('*' = every project).
+//      At most $cap index matches are read per index (in the index's order): a word in most documents
+//      must not make one query enumerate them all.
 CALL db.idx.fulltext.queryNodes('Turn', $q) YIELD node, score
+WITH node, score LIMIT $cap
 WITH node, score
 WHERE (node.project IN $projects OR '*' IN $projects)
   AND node.valid_from <= $as_of AND node.valid_to > $as_of

@@ -1,10 +1,13 @@
 // mode: read
-// params: q, k, projects, as_of, known_at
+// params: q, k, cap, projects, as_of, known_at
 // returns: kind, id, project, text, score, confidence, weight, effectiveness, reinforcement, last_seen, half_life_days, status, valid_from, valid_to, turn_ids
 // dialect-only: yes
 // why: knowledge candidates for context (lessons, corrections, facts, topics, reference layers,
 //      primers) with the turns they point back to.
+//      At most $cap index matches are read per index (best Lucene score first): a word in most documents
+//      must not make one query enumerate them all.
 CALL db.index.fulltext.queryNodes('lesson_text', $q) YIELD node AS n, score
+WITH n, score LIMIT $cap
 WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
@@ -18,6 +21,7 @@ RETURN 'lesson' AS kind, n.id AS id, n.project AS project, coalesce(n.title, '')
        n.valid_from AS valid_from, n.valid_to AS valid_to, collect(t.id) AS turn_ids
 UNION ALL
 CALL db.index.fulltext.queryNodes('correction_text', $q) YIELD node AS n, score
+WITH n, score LIMIT $cap
 WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
@@ -31,6 +35,7 @@ RETURN 'correction' AS kind, n.id AS id, n.project AS project, coalesce(n.rule_t
        n.valid_from AS valid_from, n.valid_to AS valid_to, collect(t.id) AS turn_ids
 UNION ALL
 CALL db.index.fulltext.queryNodes('fact_text', $q) YIELD node AS n, score
+WITH n, score LIMIT $cap
 WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
@@ -44,6 +49,7 @@ RETURN 'fact' AS kind, n.id AS id, n.project AS project, coalesce(n.statement, '
        n.valid_from AS valid_from, n.valid_to AS valid_to, collect(t.id) AS turn_ids
 UNION ALL
 CALL db.index.fulltext.queryNodes('topic_text', $q) YIELD node AS n, score
+WITH n, score LIMIT $cap
 WITH n, score
 WHERE (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
@@ -58,6 +64,7 @@ RETURN 'topic' AS kind, n.id AS id, head(n.projects) AS project, coalesce(n.titl
        n.valid_from AS valid_from, n.valid_to AS valid_to, tids[0..20] AS turn_ids
 UNION ALL
 CALL db.index.fulltext.queryNodes('reference_layer_text', $q) YIELD node AS n, score
+WITH n, score LIMIT $cap
 WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
@@ -70,6 +77,7 @@ RETURN 'reference_layer' AS kind, n.id AS id, n.project AS project,
        n.valid_from AS valid_from, n.valid_to AS valid_to, [] AS turn_ids
 UNION ALL
 CALL db.index.fulltext.queryNodes('primer_text', $q) YIELD node AS n, score
+WITH n, score LIMIT $cap
 WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
