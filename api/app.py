@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import json
 import logging
 import uuid
@@ -180,6 +181,11 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with open_resources(cfg, svc) as resources:
             app.state.resources = resources
+            if cfg.api.warm_start:
+                await resources.retrieval.warm_up()
+            if cfg.api.gc_freeze:
+                gc.collect()
+                gc.freeze()
             yield
 
     async def get_context(request: Request) -> Context:

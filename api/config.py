@@ -119,6 +119,13 @@ class ApiSection(BaseModel):
     """Most `ContextQuery` records per write; a full batch is written at once."""
     record_queue: int = Field(default=10_000, ge=1)
     """Most `ContextQuery` records waiting; beyond it new ones are dropped and counted."""
+    warm_start: bool = True
+    """Load the query embedder before serving, so the first request does not wait for it."""
+    gc_freeze: bool = True
+    """Once warm, move every object alive at start-up (the model, the schema, caches) out of the
+    cyclic garbage collector's reach (`gc.freeze`): a full collection then scans only what
+    requests allocate. Measured on the 100K-turn bench graph: full collections took ~100 ms
+    (every request that hit one, ~2%), after the freeze single-client p99 went 148 → 78 ms."""
 
 
 class ApiSettings(GraphSettings):
