@@ -52,6 +52,7 @@ _TURN_KEYS = Q("context.turn_keys")
 _TURN_STATS = Q("context.turn_stats")
 _TURN_TERM_DF = Q("context.turn_term_df")
 _KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
+_KNOWLEDGE_VECTOR = Q("context.knowledge_vector")
 _KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
 _KNOWLEDGE_KINDS = frozenset(
     {
@@ -163,7 +164,11 @@ def knowledge_weight(r: dict[str, Any], now: int) -> float:
 
 
 def _knowledge_candidate(
-    r: dict[str, Any], ranks: dict[str, int], turn_ids: Sequence[str], now: int
+    r: dict[str, Any],
+    ranks: dict[str, int],
+    scores: dict[str, float],
+    turn_ids: Sequence[str],
+    now: int,
 ) -> Candidate:
     text = r.get("text") or ""
     vt = r.get("valid_to")
@@ -173,6 +178,7 @@ def _knowledge_candidate(
         text=text,
         tokens=max(1, len(text) // 4),
         ranks=ranks,
+        scores=scores,
         project=r.get("project"),
         time_ms=r.get("valid_from"),
         valid_from_ms=r.get("valid_from"),
@@ -428,13 +434,17 @@ class RetrievalService:
         w = self.ranking
         t0 = time.perf_counter()
         terms = await self.search_words(intent.keyword_query, projects)
-        ft_all, vec, kn = await asyncio.gather(
+        with_knowledge = knowledge and w.knowledge_candidates > 0
+        ft_all, vec, kn, kv = await asyncio.gather(
             self.fulltext(
                 intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at, terms=terms
             ),
             self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
             self._knowledge_fulltext(terms[1], projects, as_of, known_at)
-            if knowledge and w.knowledge_candidates
+            if with_knowledge
+            else _no_rows(),
+            self._knowledge_vector(vector, projects, as_of, known_at)
+            if with_knowledge and vector is not None
             else _no_rows(),
         )
         t1 = time.perf_counter()
@@ -466,7 +476,7 @@ class RetrievalService:
                 as_of=as_of,
                 known_at=known_at,
             )
-            if knowledge and top_list and w.knowledge_candidates
+            if with_knowledge and top_list
             else _no_rows(),
         )
         neighbours = session_neighbours(rows, w.neighbour_window)
@@ -484,19 +494,60 @@ class RetrievalService:
             out.append(
                 _turn_candidate(r, ranks.get(r["id"], {}), scores, neighbours.get(r["id"], ()))
             )
+        out.extend(await self._knowledge_candidates(terms, projects, kn, kv, derived))
+        return out
+
+    async def _knowledge_candidates(
+        self,
+        terms: tuple[list[str], list[str], dict[str, int]],
+        projects: tuple[str, ...],
+        by_text: list[dict[str, Any]],
+        by_vector: list[dict[str, Any]],
+        derived: list[dict[str, Any]],
+    ) -> list[Candidate]:
+        """Knowledge items found by fulltext, by embedding or from the best hits' turns.
+
+        They are ranked per list like turns (RRF) and carry the same raw scores (BM25 of their
+        text with the turns' statistics, cosine similarity), so they compete with turns on one
+        scale instead of only through the turns they came from.
+        """
         now = now_ms()
         k_turns: dict[str, list[str]] = {}
         k_rows: dict[str, dict[str, Any]] = {}
-        for r in kn:
+        for r in (*by_text, *by_vector):
             k_rows.setdefault(r["id"], r)
             k_turns.setdefault(r["id"], []).extend(r.get("turn_ids") or [])
         for r in derived:
             k_rows.setdefault(r["id"], r)
             k_turns.setdefault(r["id"], []).append(r["turn_id"])
-        k_rank = {r["id"]: i for i, r in enumerate(kn, start=1)}
+        if not k_rows:
+            return []
+        ranks: dict[str, dict[str, int]] = {kid: {} for kid in k_rows}
+        for i, r in enumerate(by_text, start=1):
+            ranks[r["id"]].setdefault(FULLTEXT, i)
+        sims: dict[str, float] = {}
+        for i, r in enumerate(sorted(by_vector, key=lambda x: -float(x["score"] or 0.0)), 1):
+            ranks[r["id"]].setdefault(VECTOR, i)
+            sims.setdefault(r["id"], float(r["score"] or 0.0))
+        words, _, df = terms
+        n_docs, avgdl = await self.turn_stats(projects)
+        lexical = bm25(
+            words,
+            {kid: r.get("text") or "" for kid, r in k_rows.items()},
+            n_docs=n_docs,
+            avgdl=avgdl,
+            k1=self.ranking.bm25_k1,
+            b=self.ranking.bm25_b,
+            df=df,
+        )
+        out = []
         for kid, r in k_rows.items():
-            kr = {FULLTEXT: k_rank[kid]} if kid in k_rank else {}
-            out.append(_knowledge_candidate(r, kr, k_turns.get(kid, []), now))
+            scores = {}
+            if kid in lexical:
+                scores[FULLTEXT] = lexical[kid]
+            if kid in sims:
+                scores[VECTOR] = sims[kid]
+            out.append(_knowledge_candidate(r, ranks[kid], scores, k_turns.get(kid, []), now))
         return out
 
     async def _with_texts(self, items: list[Ranked], projects: tuple[str, ...]) -> list[Ranked]:
@@ -521,6 +572,22 @@ class RetrievalService:
                 r = dataclasses.replace(r, candidate=c)
             out.append(r)
         return out
+
+    async def _knowledge_vector(
+        self, vector: list[float] | None, projects: tuple[str, ...], as_of: int, known_at: int
+    ) -> list[dict[str, Any]]:
+        if vector is None or not projects:
+            return []
+        k = self.ranking.knowledge_candidates
+        return await self._db.read(
+            _KNOWLEDGE_VECTOR,
+            vector=vector,
+            k=k,
+            k_search=k * _VECTOR_OVERSAMPLE,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
 
     async def _knowledge_fulltext(
         self, words: Sequence[str], projects: tuple[str, ...], as_of: int, known_at: int

@@ -19,4 +19,4 @@ RETURN t.id AS id, t.project AS project, t.session_id AS session_id, t.ordinal A
        t.speaker AS speaker, t.token_estimate AS tokens,
        t.valid_from AS valid_from, t.valid_to AS valid_to,
        s.quality AS quality,
-       CASE WHEN $vector IS NULL OR t.embedding IS NULL THEN null ELSE vector.similarity.cosine(t.embedding, $vector) END AS similarity
+       CASE WHEN $vector IS NULL OR t.embedding IS NULL THEN null ELSE 2.0 * vector.similarity.cosine(t.embedding, $vector) - 1.0 END AS similarity

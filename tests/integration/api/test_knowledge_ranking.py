@@ -1,0 +1,97 @@
+"""Knowledge items compete with turns on one scale: found by embedding, scored like turns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from api.config import RankingSection
+from api.ranking import FULLTEXT, VECTOR, ItemKind
+from api.retrieval import RetrievalService
+from graph.models import Correction, Turn
+from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.turns import TurnRepository
+from tests.shared_embedder import shared_local_embedder
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+CHATTER = [
+    "Let me open the settings page first.",
+    "The build finished in two minutes.",
+    "I renamed the helper to parse_rows.",
+    "Ok, the dashboard loads again.",
+]
+
+
+async def _seed(db) -> None:
+    emb = shared_local_embedder()
+    turns = [
+        Turn(
+            id=f"trn_k_{i}",
+            project="alpha",
+            session_id="ses_k",
+            ordinal=i,
+            role="user",
+            text=t,
+            token_estimate=len(t) // 4 + 1,
+            valid_from=T0 + timedelta(minutes=i),
+            embedding=v,
+        )
+        for i, (t, v) in enumerate(zip(CHATTER, await emb.embed(CHATTER), strict=True))
+    ]
+    await TurnRepository(db).upsert_many(turns)
+    rule = "Use pnpm instead of npm."
+    [v] = await emb.embed([rule])
+    await CorrectionRepository(db).upsert_many(
+        [
+            Correction(
+                id="cor_pnpm",
+                project="alpha",
+                corrected_behaviour="use pnpm",
+                rule_text=rule,
+                status="rule",
+                confidence=0.9,
+                reinforcement=5.0,
+                valid_from=T0,
+                last_seen=datetime.now(UTC),  # a rule in use: its weight has not decayed
+                embedding=v,
+            ),
+            Correction(  # same meaning, other project: never seen from alpha
+                id="cor_beta",
+                project="beta",
+                corrected_behaviour="use pnpm",
+                rule_text=rule,
+                valid_from=T0,
+                embedding=v,
+            ),
+        ]
+    )
+
+
+async def test_a_correction_sharing_no_word_with_the_query_is_found_by_embedding(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(graph_db, shared_local_embedder(), RankingSection())
+    res = await svc.context(
+        "which javascript package manager does this repository want",
+        ("alpha",),
+        limit=3,
+        token_budget=None,
+    )
+    kinds = [r.candidate.kind for r in res.items]
+    assert ItemKind.CORRECTION in kinds
+    [cor] = [r for r in res.items if r.candidate.kind is ItemKind.CORRECTION]
+    assert cor.candidate.id == "cor_pnpm"
+    assert cor.candidate.ranks == {VECTOR: 1}
+    # its cosine similarity sits on the turns' scale, and it is closer than any chatter turn
+    turn_sims = [r.candidate.scores[VECTOR] for r in res.items if r.candidate.kind is ItemKind.TURN]
+    assert cor.candidate.scores[VECTOR] > max(turn_sims)
+    assert "vector_score" in cor.why
+    assert res.items[0].candidate.id == "cor_pnpm"
+
+
+async def test_knowledge_text_gets_a_bm25_score_like_turns(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(graph_db, None, RankingSection())
+    res = await svc.context("pnpm", ("alpha",), limit=5, token_budget=None)
+    [cor] = [r for r in res.items if r.candidate.id == "cor_pnpm"]
+    assert cor.candidate.ranks == {FULLTEXT: 1}
+    assert cor.candidate.scores[FULLTEXT] > 0
+    assert all(r.candidate.id != "cor_beta" for r in res.items)
