@@ -25,7 +25,7 @@ from api.retrieval import RetrievalService
 from api.schema import build_schema
 from api.services import ApiServices, Resources
 from graph.connect import open_graph
-from graph.embed import make_embedder
+from graph.embed import BatchingEmbedder, make_embedder
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository
@@ -150,7 +150,8 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
         yield Resources(
             db=db,
             reader=ScopedReader(db),
-            retrieval=RetrievalService(db, embedder, cfg.ranking),
+            # queries of concurrent requests share one forward pass
+            retrieval=RetrievalService(db, BatchingEmbedder(embedder), cfg.ranking),
             queries=queries,
             recorder=recorder,
             keys=keys,

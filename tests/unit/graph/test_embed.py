@@ -8,6 +8,7 @@ import pytest
 
 from graph.config import EmbeddingSettings
 from graph.embed import (
+    BatchingEmbedder,
     CachedEmbedder,
     Embedder,
     LocalEmbedder,
@@ -176,3 +177,48 @@ def test_make_embedder_choices() -> None:
         make_embedder(EmbeddingSettings(provider="openai"))
     with pytest.raises(ValueError, match="384-d"):
         make_embedder(EmbeddingSettings(dimensions=768))
+
+
+class SlowEmbedder(CountingEmbedder):
+    """CountingEmbedder whose passes take a while (so calls pile up) and fail on "boom"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passes: list[list[str]] = []
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.passes.append(list(texts))
+        await asyncio.sleep(0.02)
+        if "boom" in texts:
+            raise RuntimeError("model failed")
+        return self.embed_sync(texts)
+
+
+async def test_batching_concurrent_calls_share_passes_with_the_real_model(
+    local: LocalEmbedder,
+) -> None:
+    texts = [f"how do we deploy service {i}" for i in range(8)]
+    batching = BatchingEmbedder(local)
+    got = await asyncio.gather(*(batching.embed([t]) for t in texts))
+    alone = local.embed_sync(texts)
+    for i, v in enumerate(got):
+        assert v.shape == (1, 384)
+        np.testing.assert_allclose(v[0], alone[i], atol=1e-5)
+    # all eight were waiting when the pass started: one forward pass instead of eight
+    assert batching.passes == 1
+
+
+async def test_batching_bounds_a_pass_and_fails_only_the_callers_of_the_failed_pass() -> None:
+    inner = SlowEmbedder()
+    batching = BatchingEmbedder(inner, max_texts=3)
+    first = asyncio.create_task(batching.embed(["a"]))
+    await asyncio.sleep(0)  # the first pass starts
+    rest = [asyncio.create_task(batching.embed(t)) for t in (["b", "c"], ["boom"], ["d", "e"])]
+    results = await asyncio.gather(first, *rest, return_exceptions=True)
+    assert inner.passes == [["a"], ["b", "c", "boom"], ["d", "e"]]
+    assert isinstance(results[2], RuntimeError)  # "boom" fails its whole pass: b, c and boom
+    assert isinstance(results[1], RuntimeError)
+    assert isinstance(results[0], np.ndarray)
+    assert isinstance(results[3], np.ndarray)
+    assert results[3].shape == (2, 8)
+    np.testing.assert_array_equal(results[3], inner.embed_sync(["d", "e"]))
