@@ -53,6 +53,7 @@ _TURN_STATS = Q("context.turn_stats")
 _TURN_TERM_DF = Q("context.turn_term_df")
 _KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
 _KNOWLEDGE_VECTOR = Q("context.knowledge_vector")
+_KNOWLEDGE_SIMILARITY = Q("context.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
 _KNOWLEDGE_KINDS = frozenset(
     {
@@ -458,7 +459,9 @@ class RetrievalService:
         hit_ids = list(ranks)
         weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
         top_list = sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
-        rows, derived = await asyncio.gather(
+        by_vector = {r["id"] for r in kv}
+        need_sim = list(dict.fromkeys(r["id"] for r in kn if r["id"] not in by_vector))
+        rows, derived, k_sims = await asyncio.gather(
             self._db.read(
                 _TURNS_FETCH,
                 ids=hit_ids,
@@ -478,6 +481,11 @@ class RetrievalService:
             )
             if with_knowledge and top_list
             else _no_rows(),
+            self._db.read(
+                _KNOWLEDGE_SIMILARITY, ids=need_sim, projects=list(projects), vector=vector
+            )
+            if need_sim and vector is not None
+            else _no_rows(),
         )
         neighbours = session_neighbours(rows, w.neighbour_window)
         t2 = time.perf_counter()
@@ -494,7 +502,8 @@ class RetrievalService:
             out.append(
                 _turn_candidate(r, ranks.get(r["id"], {}), scores, neighbours.get(r["id"], ()))
             )
-        out.extend(await self._knowledge_candidates(terms, projects, kn, kv, derived))
+        sims = {r["id"]: float(r["similarity"]) for r in k_sims if r["similarity"] is not None}
+        out.extend(await self._knowledge_candidates(terms, projects, kn, kv, derived, sims))
         return out
 
     async def _knowledge_candidates(
@@ -504,12 +513,14 @@ class RetrievalService:
         by_text: list[dict[str, Any]],
         by_vector: list[dict[str, Any]],
         derived: list[dict[str, Any]],
+        similarity: dict[str, float],
     ) -> list[Candidate]:
         """Knowledge items found by fulltext, by embedding or from the best hits' turns.
 
         They are ranked per list like turns (RRF) and carry the same raw scores (BM25 of their
-        text with the turns' statistics, cosine similarity), so they compete with turns on one
-        scale instead of only through the turns they came from.
+        text with the turns' statistics, cosine similarity: from the vector search, else
+        `similarity`, read for the fulltext hits), so they compete with turns on one scale instead
+        of only through the turns they came from.
         """
         now = now_ms()
         k_turns: dict[str, list[str]] = {}
@@ -525,10 +536,10 @@ class RetrievalService:
         ranks: dict[str, dict[str, int]] = {kid: {} for kid in k_rows}
         for i, r in enumerate(by_text, start=1):
             ranks[r["id"]].setdefault(FULLTEXT, i)
-        sims: dict[str, float] = {}
+        sims = dict(similarity)
         for i, r in enumerate(sorted(by_vector, key=lambda x: -float(x["score"] or 0.0)), 1):
             ranks[r["id"]].setdefault(VECTOR, i)
-            sims.setdefault(r["id"], float(r["score"] or 0.0))
+            sims[r["id"]] = float(r["score"] or 0.0)
         words, _, df = terms
         n_docs, avgdl = await self.turn_stats(projects)
         lexical = bm25(

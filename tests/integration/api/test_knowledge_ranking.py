@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from api.config import RankingSection
 from api.ranking import FULLTEXT, VECTOR, ItemKind
 from api.retrieval import RetrievalService
@@ -95,3 +97,30 @@ async def test_knowledge_text_gets_a_bm25_score_like_turns(graph_db) -> None:
     assert cor.candidate.ranks == {FULLTEXT: 1}
     assert cor.candidate.scores[FULLTEXT] > 0
     assert all(r.candidate.id != "cor_beta" for r in res.items)
+
+
+async def test_a_knowledge_item_found_only_by_fulltext_still_gets_its_cosine(graph_db) -> None:
+    await _seed(graph_db)
+    emb = shared_local_embedder()
+    [q] = await emb.embed(["pnpm"])
+    # Another rule whose vector is the query's own: the vector search (1 candidate) finds it,
+    # so the pnpm rule comes from the fulltext search alone.
+    await CorrectionRepository(graph_db).upsert_many(
+        [
+            Correction(
+                id="cor_other",
+                project="alpha",
+                corrected_behaviour="write tests first",
+                rule_text="Write the tests first.",
+                valid_from=T0,
+                embedding=q,
+            )
+        ]
+    )
+    svc = RetrievalService(graph_db, emb, RankingSection(knowledge_candidates=1))
+    res = await svc.context("pnpm", ("alpha",), limit=10, token_budget=None)
+    by_id = {r.candidate.id: r.candidate for r in res.items}
+    assert by_id["cor_other"].ranks == {VECTOR: 1}
+    assert by_id["cor_pnpm"].ranks == {FULLTEXT: 1}
+    [rule] = await emb.embed(["Use pnpm instead of npm."])
+    assert by_id["cor_pnpm"].scores[VECTOR] == pytest.approx(float(rule @ q), abs=1e-4)

@@ -1,0 +1,21 @@
+// mode: read
+// params: ids, projects, vector
+// returns: id, similarity
+// dialect-only: yes
+// why: cosine similarity to the query of knowledge items found by fulltext (not by embedding), so
+//      every knowledge candidate has a vector score on the turns' scale, as every turn has.
+MATCH (n:Lesson)
+WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects) AND n.embedding IS NOT NULL
+RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity
+UNION ALL
+MATCH (n:Correction)
+WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects) AND n.embedding IS NOT NULL
+RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity
+UNION ALL
+MATCH (n:Fact)
+WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects) AND n.embedding IS NOT NULL
+RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity
+UNION ALL
+MATCH (n:Topic)
+WHERE n.id IN $ids AND (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects) AND n.embedding IS NOT NULL
+RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity
