@@ -247,21 +247,14 @@ class OpenAIEmbedder:
             self._sync_client.close()
 
 
-class CachedEmbedder:
-    """An LRU cache in front of another embedder, keyed by `content_hash(text)`.
+class WrappingEmbedder:
+    """An embedder in front of another (`inner`): same size and name, calls passed through.
 
-    Args:
-        inner: the embedder that computes misses.
-        size: how many vectors to keep; 0 disables caching.
+    Subclasses override `embed` / `embed_sync` to add what they do (caching, batching).
     """
 
-    def __init__(self, inner: Embedder, size: int = 50_000) -> None:
+    def __init__(self, inner: Embedder) -> None:
         self.inner = inner
-        self.size = size
-        self._cache: OrderedDict[str, Vectors] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
 
     @property
     def dimensions(self) -> int:
@@ -270,6 +263,29 @@ class CachedEmbedder:
     @property
     def name(self) -> str:
         return self.inner.name
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        return await self.inner.embed(texts)
+
+    def embed_sync(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_sync(texts)
+
+
+class CachedEmbedder(WrappingEmbedder):
+    """An LRU cache in front of another embedder, keyed by `content_hash(text)`.
+
+    Args:
+        inner: the embedder that computes misses.
+        size: how many vectors to keep; 0 disables caching.
+    """
+
+    def __init__(self, inner: Embedder, size: int = 50_000) -> None:
+        super().__init__(inner)
+        self.size = size
+        self._cache: OrderedDict[str, Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
 
     def _lookup(self, texts: Sequence[str]) -> tuple[list[str], list[Vectors | None]]:
         keys = [content_hash(t) for t in texts]
@@ -337,7 +353,7 @@ class CachedEmbedder:
         return self._fill(keys, found, idx, self._expand(texts, idx, todo, vecs))
 
 
-class BatchingEmbedder:
+class BatchingEmbedder(WrappingEmbedder):
     """Embeds concurrent `embed` calls together: one forward pass for what arrived meanwhile.
 
     While a pass runs, new calls wait; the next pass takes all of them (up to `max_texts`), so a
@@ -351,19 +367,11 @@ class BatchingEmbedder:
     """
 
     def __init__(self, inner: Embedder, *, max_texts: int = 64) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.max_texts = max_texts
         self.passes = 0
         self._waiting: list[tuple[list[str], asyncio.Future[Vectors]]] = []
         self._worker: asyncio.Task[None] | None = None
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -402,9 +410,6 @@ class BatchingEmbedder:
                 if not f.done():
                     f.set_result(vecs[at : at + len(t)])
                 at += len(t)
-
-    def embed_sync(self, texts: Sequence[str]) -> Vectors:
-        return self.inner.embed_sync(texts)
 
 
 def make_embedder(settings: EmbeddingSettings) -> Embedder:

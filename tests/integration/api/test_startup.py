@@ -10,23 +10,16 @@ import numpy as np
 from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
+from graph.embed import WrappingEmbedder
 from tests.shared_embedder import shared_local_embedder
 
 
-class _Recording:
+class _Recording(WrappingEmbedder):
     """The shared real embedder, remembering what it was asked to embed."""
 
     def __init__(self) -> None:
-        self.inner = shared_local_embedder()
+        super().__init__(shared_local_embedder())
         self.calls: list[list[str]] = []
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls.append(list(texts))
