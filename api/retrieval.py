@@ -32,7 +32,7 @@ from api.ranking import (
     score_candidates,
 )
 from api.understand import STOPWORDS, QueryIntent, understand
-from graph.cypher import Q
+from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
 from graph.embed import Embedder
 from graph.errors import GraphError
@@ -406,10 +406,23 @@ class RetrievalService:
         known_at: int,
     ) -> list[Hit]:
         """Nearest turns by embedding (cosine similarity), best first."""
+        rows = await self._nearest(_TURN_VECTOR, vector, projects, k, as_of, known_at)
+        return [Hit(r["id"], float(r["score"])) for r in rows]
+
+    async def _nearest(
+        self,
+        query: QueryRef,
+        vector: list[float] | None,
+        projects: tuple[str, ...],
+        k: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[dict[str, Any]]:
+        """Rows of a vector-index query: `k` nearest in `projects`, from `k` x 4 over the index."""
         if vector is None or not projects:
             return []
-        rows = await self._db.read(
-            _TURN_VECTOR,
+        return await self._db.read(
+            query,
             vector=vector,
             k=k,
             k_search=k * _VECTOR_OVERSAMPLE,
@@ -417,7 +430,6 @@ class RetrievalService:
             as_of=as_of,
             known_at=known_at,
         )
-        return [Hit(r["id"], float(r["score"])) for r in rows]
 
     async def candidates(
         self,
@@ -444,8 +456,10 @@ class RetrievalService:
             self._knowledge_fulltext(terms[1], projects, as_of, known_at)
             if with_knowledge
             else _no_rows(),
-            self._knowledge_vector(vector, projects, as_of, known_at)
-            if with_knowledge and vector is not None
+            self._nearest(
+                _KNOWLEDGE_VECTOR, vector, projects, w.knowledge_candidates, as_of, known_at
+            )
+            if with_knowledge
             else _no_rows(),
         )
         t1 = time.perf_counter()
@@ -583,22 +597,6 @@ class RetrievalService:
                 r = dataclasses.replace(r, candidate=c)
             out.append(r)
         return out
-
-    async def _knowledge_vector(
-        self, vector: list[float] | None, projects: tuple[str, ...], as_of: int, known_at: int
-    ) -> list[dict[str, Any]]:
-        if vector is None or not projects:
-            return []
-        k = self.ranking.knowledge_candidates
-        return await self._db.read(
-            _KNOWLEDGE_VECTOR,
-            vector=vector,
-            k=k,
-            k_search=k * _VECTOR_OVERSAMPLE,
-            projects=list(projects),
-            as_of=as_of,
-            known_at=known_at,
-        )
 
     async def _knowledge_fulltext(
         self, words: Sequence[str], projects: tuple[str, ...], as_of: int, known_at: int
