@@ -109,7 +109,10 @@ def rrf(ranks: Mapping[str, int], weights: Mapping[str, float], k: float) -> flo
         k: the RRF constant.
     """
     total = sum(weights.values()) or 1.0
-    raw = sum(weights.get(s, 1.0) / (k + r) for s, r in ranks.items() if r >= 1)
+    raw = 0.0  # a plain loop: this runs for every candidate of every query
+    for s, r in ranks.items():
+        if r >= 1:
+            raw += weights.get(s, 1.0) / (k + r)
     return raw * (k + 1) / total
 
 
@@ -234,8 +237,6 @@ def score_candidates(
             lo[src] = min(0.0, min(vals)) if src == FULLTEXT else min(vals)
             span[src] = max(vals) - lo[src]
 
-    total = sum(weights.values()) or 1.0
-    k = w.rrf_k
     scale = {
         src: (sw, lo[src], span[src])
         for src, sw in score_weights.items()
@@ -243,12 +244,7 @@ def score_candidates(
     }
 
     def relevance(c: Candidate) -> float:
-        # `rrf` inlined (same arithmetic): this runs for every candidate of every query.
-        raw = 0.0
-        for src, r in c.ranks.items():
-            if r >= 1:
-                raw += weights.get(src, 1.0) / (k + r)
-        f = raw * (k + 1) / total
+        f = rrf(c.ranks, weights, w.rrf_k)
         if c.scores:
             for src, (sw, low, sp) in scale.items():
                 v = c.scores.get(src)
