@@ -107,9 +107,10 @@ def bm25(
         return {}
     toks = {i: _tokens(t) for i, t in docs.items()}
     qset = frozenset(q)
+    matched = {i: qset.intersection(ts) for i, ts in toks.items()}  # query terms per document
     counted: Counter[str] = Counter()
-    for ts in toks.values():
-        counted.update(qset.intersection(ts))
+    for terms in matched.values():
+        counted.update(terms)
     known: dict[str, int] = {}
     for w, f in (df or {}).items():
         for t in tokenize(w):
@@ -123,9 +124,9 @@ def bm25(
     for i, ts in toks.items():
         norm = k1 * (1 - b + b * len(ts) / avg)
         s = 0.0
-        matched = qset.intersection(ts)
+        here = matched[i]
         for t in q:  # query order: the same float sum on every run
-            if t in matched:
+            if t in here:
                 f = ts.count(t)
                 s += idf[t] * f * k1p / (f + norm)
         if s > 0:
