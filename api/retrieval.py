@@ -473,9 +473,7 @@ class RetrievalService:
         hit_ids = list(ranks)
         weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
         top_list = sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
-        by_vector = {r["id"] for r in kv}
-        need_sim = list(dict.fromkeys(r["id"] for r in kn if r["id"] not in by_vector))
-        rows, derived, k_sims = await asyncio.gather(
+        rows, derived = await asyncio.gather(
             self._db.read(
                 _TURNS_FETCH,
                 ids=hit_ids,
@@ -495,11 +493,17 @@ class RetrievalService:
             )
             if with_knowledge and top_list
             else _no_rows(),
-            self._db.read(
+        )
+        # Knowledge found by fulltext or through its turns gets its cosine here (one query), so
+        # every candidate carries a vector score as the vector search's finds do.
+        by_vector = {r["id"] for r in kv}
+        need_sim = list(dict.fromkeys(r["id"] for r in (*kn, *derived) if r["id"] not in by_vector))
+        k_sims = (
+            await self._db.read(
                 _KNOWLEDGE_SIMILARITY, ids=need_sim, projects=list(projects), vector=vector
             )
             if need_sim and vector is not None
-            else _no_rows(),
+            else []
         )
         neighbours = session_neighbours(rows, w.neighbour_window)
         t2 = time.perf_counter()
@@ -533,8 +537,8 @@ class RetrievalService:
 
         They are ranked per list like turns (RRF) and carry the same raw scores (BM25 of their
         text with the turns' statistics, cosine similarity: from the vector search, else
-        `similarity`, read for the fulltext hits), so they compete with turns on one scale instead
-        of only through the turns they came from.
+        `similarity`, read for the others), so they compete with turns on one scale instead of
+        only through the turns they came from.
         """
         now = now_ms()
         k_turns: dict[str, list[str]] = {}

@@ -124,3 +124,33 @@ async def test_a_knowledge_item_found_only_by_fulltext_still_gets_its_cosine(gra
     assert by_id["cor_pnpm"].ranks == {FULLTEXT: 1}
     [rule] = await emb.embed(["Use pnpm instead of npm."])
     assert by_id["cor_pnpm"].scores[VECTOR] == pytest.approx(float(rule @ q), abs=1e-4)
+
+
+async def test_a_knowledge_item_reached_only_through_its_turn_gets_its_cosine(graph_db) -> None:
+    await _seed(graph_db)
+    emb = shared_local_embedder()
+    query = "where is the parse_rows helper"
+    [q] = await emb.embed([query])
+    repo = CorrectionRepository(graph_db)
+    # The vector search (1 candidate) finds this one; no rule shares a word with the query.
+    await repo.upsert_many(
+        [
+            Correction(
+                id="cor_other",
+                project="alpha",
+                corrected_behaviour="write tests first",
+                rule_text="Write the tests first.",
+                valid_from=T0,
+                embedding=q,
+            )
+        ]
+    )
+    await repo.link_sources([("cor_pnpm", "trn_k_2")])  # learnt in the parse_rows turn
+    svc = RetrievalService(graph_db, emb, RankingSection(knowledge_candidates=1))
+    res = await svc.context(query, ("alpha",), limit=10, token_budget=None)
+    by_id = {r.candidate.id: r.candidate for r in res.items}
+    pnpm = by_id["cor_pnpm"]
+    assert pnpm.ranks == {}  # in neither search's list: it came with its turn
+    assert pnpm.turn_ids == ("trn_k_2",)
+    [rule] = await emb.embed(["Use pnpm instead of npm."])
+    assert pnpm.scores[VECTOR] == pytest.approx(float(rule @ q), abs=1e-4)
