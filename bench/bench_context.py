@@ -212,7 +212,13 @@ async def run_load(
 
 
 def _serve(
-    socket_path: str, graph: str, port: int, warm: list[str], cache: bool, ready: Any
+    socket_path: str,
+    graph: str,
+    port: int,
+    warm: list[str],
+    cache: bool,
+    ready: Any,
+    ranking: dict[str, Any],
 ) -> None:
     """Child process: the API on `port` over the running embedded engine until terminated."""
 
@@ -223,6 +229,7 @@ def _serve(
             engine=Engine.FALKORDB,
             graph_name=graph,
             falkordb={"unix_socket": socket_path},
+            ranking=ranking,
         )
         local = LocalEmbedder(batch_size=64)
         embedder: Any = CachedEmbedder(local, 100_000) if cache else local
@@ -251,8 +258,11 @@ async def serve_and_measure(
     *,
     cache: bool,
     warm_up: list[tuple[str, str]],
+    ranking: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Start the API in a child process, load it from `clients` clients, stop it.
+
+    `ranking` overrides ranking settings (`RankingSection` fields) in the API process.
 
     `warm_up` queries (other than the measured ones) run first, as a service that has been up a
     while has served others: its word-frequency and statistics caches are warm, but the measured
@@ -262,7 +272,9 @@ async def serve_and_measure(
     ready = ctx.Event()
     warm = [q for q, _ in queries] if cache else []
     proc = ctx.Process(
-        target=_serve, args=(str(server.socket_path), graph, port, warm, cache, ready), daemon=True
+        target=_serve,
+        args=(str(server.socket_path), graph, port, warm, cache, ready, ranking or {}),
+        daemon=True,
     )
     proc.start()
     try:
@@ -272,9 +284,11 @@ async def serve_and_measure(
         await run_load(url, key, warm_up, clients)
         engine_pid = server.status().pid
         api0, eng0 = process_cpu_s(proc.pid), process_cpu_s(engine_pid)
+        clients0 = time.process_time()  # this process runs nothing but the clients meanwhile
         t = time.perf_counter()
         lat, errors = await run_load(url, key, queries, clients)
         wall = time.perf_counter() - t
+        clients_cpu = time.process_time() - clients0
         api_cpu = process_cpu_s(proc.pid) - api0
         eng_cpu = process_cpu_s(engine_pid) - eng0
     finally:
@@ -287,8 +301,39 @@ async def serve_and_measure(
         "cpu_ms_per_request": {
             "api": round(api_cpu * 1000 / max(1, len(lat)), 1),
             "engine": round(eng_cpu * 1000 / max(1, len(lat)), 1),
+            "clients": round(clients_cpu * 1000 / max(1, len(lat)), 1),
         },
     }
+
+
+def graph_name(turns: int, knowledge: int) -> str:
+    """The bench graph's name: one per size, so a kept data directory serves later runs."""
+    return f"ctx_{turns}_{knowledge}"
+
+
+async def prepare(
+    db: FalkorDBGraph, turns: int, knowledge: int, requests: int, seed: int
+) -> tuple[float, list[tuple[str, str]], list[tuple[str, str]], str]:
+    """Build the graph unless kept from an earlier run; (build seconds, measured queries,
+    warm-up queries, an API key for every bench project)."""
+    await migrate(db)
+    t = time.perf_counter()
+    samples = (
+        await build(db, turns, knowledge, seed)
+        if not (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0]
+        else None
+    )
+    build_s = time.perf_counter() - t
+    if samples is None:  # graph kept from an earlier run: draw samples from its turns
+        got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
+        samples = [x.text for x in got if x is not None]
+    _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
+    return (
+        build_s,
+        make_queries(samples, requests, seed),
+        make_queries(samples, 200, seed + 1),
+        key,
+    )
 
 
 async def main() -> None:
@@ -304,23 +349,12 @@ async def main() -> None:
     data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
     server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2, startup_timeout_s=600))
     server.start()
-    name = f"ctx_{args.turns}_{args.knowledge}"
+    name = graph_name(args.turns, args.knowledge)
     db = FalkorDBGraph(graph_name=name, unix_socket=str(server.socket_path))
     try:
-        await migrate(db)
-        t = time.perf_counter()
-        samples = (
-            await build(db, args.turns, args.knowledge, args.seed)
-            if not (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0]
-            else None
+        build_s, queries, warm_up, key = await prepare(
+            db, args.turns, args.knowledge, args.requests, args.seed
         )
-        build_s = time.perf_counter() - t
-        if samples is None:  # graph kept from an earlier run: draw samples from its turns
-            got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
-            samples = [x.text for x in got if x is not None]
-        queries = make_queries(samples, args.requests, args.seed)
-        warm_up = make_queries(samples, 200, args.seed + 1)
-        _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
         single = await serve_and_measure(
             server, name, key, queries[:100], 1, args.port, cache=True, warm_up=warm_up
         )
