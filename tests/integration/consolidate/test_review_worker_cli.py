@@ -23,7 +23,7 @@ from graph.ports import Consolidator
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository
 from graph.repositories.rem import RemRepository
-from graph.timeutil import to_ms
+from graph.timeutil import now_ms, to_ms
 from tests.integration.consolidate.seed import NOW, at, put_lessons, put_sessions, vec
 
 
@@ -84,7 +84,8 @@ async def test_approving_a_merge_finding_merges_and_rejecting_keeps(graph_db, re
         project="p", finding_id=open_["duplicate_lesson"]["id"], status="approved"
     )
     assert applied["status"] == "applied"
-    live = {r.lesson.id: r.lesson for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
+    # The service applies a decision at the wall-clock time (later than the seed's fixed NOW).
+    live = {r.lesson.id: r.lesson for r in await RemRepository(graph_db).lessons("p", now_ms())}
     assert "les_b" not in live
     assert live["les_a"].source_turn_ids == ("t1", "t2")
     assert "les_stale" in live  # rejected: nothing archived
