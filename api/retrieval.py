@@ -382,9 +382,25 @@ class RetrievalService:
         )
         if not rows:
             return []
-        n_docs, avgdl = await self.turn_stats(projects)
         texts = {r["id"]: r["text"] or "" for r in rows}
-        scores = bm25(
+        scores = await self._bm25(words, texts, projects, df)
+        best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
+        return [Hit(i, s, texts[i]) for i, s in (best if k <= 0 else best[:k])]
+
+    async def _bm25(
+        self,
+        words: Sequence[str],
+        texts: dict[str, str],
+        projects: tuple[str, ...],
+        df: dict[str, int],
+    ) -> dict[str, float]:
+        """BM25 of `texts` for `words` with the turn statistics of `projects`.
+
+        Turns and knowledge items are scored with it, so both are on one scale; `df` holds the
+        estimated frequencies of words not searched.
+        """
+        n_docs, avgdl = await self.turn_stats(projects)
+        return bm25(
             words,
             texts,
             n_docs=n_docs,
@@ -393,8 +409,6 @@ class RetrievalService:
             b=self.ranking.bm25_b,
             df=df,
         )
-        best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
-        return [Hit(i, s, texts[i]) for i, s in (best if k <= 0 else best[:k])]
 
     async def vector(
         self,
@@ -559,15 +573,8 @@ class RetrievalService:
             ranks[r["id"]].setdefault(VECTOR, i)
             sims[r["id"]] = float(r["score"] or 0.0)
         words, _, df = terms
-        n_docs, avgdl = await self.turn_stats(projects)
-        lexical = bm25(
-            words,
-            {kid: r.get("text") or "" for kid, r in k_rows.items()},
-            n_docs=n_docs,
-            avgdl=avgdl,
-            k1=self.ranking.bm25_k1,
-            b=self.ranking.bm25_b,
-            df=df,
+        lexical = await self._bm25(
+            words, {kid: r.get("text") or "" for kid, r in k_rows.items()}, projects, df
         )
         out = []
         for kid, r in k_rows.items():
