@@ -2,8 +2,9 @@
 // params: ids, projects, vector
 // returns: id, similarity
 // dialect-only: yes
-// why: cosine similarity to the query of knowledge items found by fulltext (not by embedding), so
-//      every knowledge candidate has a vector score on the turns' scale, as every turn has.
+// why: cosine similarity to the query of knowledge items the vector search did not return (found
+//      by fulltext or through their turns), so every knowledge candidate has a vector score on the
+//      turns' scale, as every turn has.
 MATCH (n:Lesson)
 WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects) AND n.embedding IS NOT NULL
 RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity
