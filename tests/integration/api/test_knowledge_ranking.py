@@ -68,6 +68,22 @@ async def _seed(db) -> None:
     )
 
 
+async def _decoy_rule(db, query_vector) -> None:
+    """A rule unrelated to pnpm whose embedding is the query's own: the nearest one to it."""
+    await CorrectionRepository(db).upsert_many(
+        [
+            Correction(
+                id="cor_other",
+                project="alpha",
+                corrected_behaviour="write tests first",
+                rule_text="Write the tests first.",
+                valid_from=T0,
+                embedding=query_vector,
+            )
+        ]
+    )
+
+
 async def test_a_correction_sharing_no_word_with_the_query_is_found_by_embedding(graph_db) -> None:
     await _seed(graph_db)
     svc = RetrievalService(graph_db, shared_local_embedder(), RankingSection())
@@ -103,20 +119,9 @@ async def test_a_knowledge_item_found_only_by_fulltext_still_gets_its_cosine(gra
     await _seed(graph_db)
     emb = shared_local_embedder()
     [q] = await emb.embed(["pnpm"])
-    # Another rule whose vector is the query's own: the vector search (1 candidate) finds it,
-    # so the pnpm rule comes from the fulltext search alone.
-    await CorrectionRepository(graph_db).upsert_many(
-        [
-            Correction(
-                id="cor_other",
-                project="alpha",
-                corrected_behaviour="write tests first",
-                rule_text="Write the tests first.",
-                valid_from=T0,
-                embedding=q,
-            )
-        ]
-    )
+    # The vector search (1 candidate) finds the decoy, so the pnpm rule comes from the fulltext
+    # search alone.
+    await _decoy_rule(graph_db, q)
     svc = RetrievalService(graph_db, emb, RankingSection(knowledge_candidates=1))
     res = await svc.context("pnpm", ("alpha",), limit=10, token_budget=None)
     by_id = {r.candidate.id: r.candidate for r in res.items}
@@ -131,21 +136,9 @@ async def test_a_knowledge_item_reached_only_through_its_turn_gets_its_cosine(gr
     emb = shared_local_embedder()
     query = "where is the parse_rows helper"
     [q] = await emb.embed([query])
-    repo = CorrectionRepository(graph_db)
-    # The vector search (1 candidate) finds this one; no rule shares a word with the query.
-    await repo.upsert_many(
-        [
-            Correction(
-                id="cor_other",
-                project="alpha",
-                corrected_behaviour="write tests first",
-                rule_text="Write the tests first.",
-                valid_from=T0,
-                embedding=q,
-            )
-        ]
-    )
-    await repo.link_sources([("cor_pnpm", "trn_k_2")])  # learnt in the parse_rows turn
+    # The vector search (1 candidate) finds the decoy; no rule shares a word with the query.
+    await _decoy_rule(graph_db, q)
+    await CorrectionRepository(graph_db).link_sources([("cor_pnpm", "trn_k_2")])  # learnt there
     svc = RetrievalService(graph_db, emb, RankingSection(knowledge_candidates=1))
     res = await svc.context(query, ("alpha",), limit=10, token_budget=None)
     by_id = {r.candidate.id: r.candidate for r in res.items}
