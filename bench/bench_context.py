@@ -25,12 +25,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing as mp
 import os
 import random
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -306,63 +309,91 @@ async def serve_and_measure(
     }
 
 
-def graph_name(turns: int, knowledge: int) -> str:
-    """The bench graph's name: one per size, so a kept data directory serves later runs."""
-    return f"ctx_{turns}_{knowledge}"
-
-
-async def prepare(
-    db: FalkorDBGraph, turns: int, knowledge: int, requests: int, seed: int
-) -> tuple[float, list[tuple[str, str]], list[tuple[str, str]], str]:
-    """Build the graph unless kept from an earlier run; (build seconds, measured queries,
-    warm-up queries, an API key for every bench project)."""
-    await migrate(db)
-    t = time.perf_counter()
-    samples = (
-        await build(db, turns, knowledge, seed)
-        if not (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0]
-        else None
-    )
-    build_s = time.perf_counter() - t
-    if samples is None:  # graph kept from an earlier run: draw samples from its turns
-        got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
-        samples = [x.text for x in got if x is not None]
-    _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
-    return (
-        build_s,
-        make_queries(samples, requests, seed),
-        make_queries(samples, 200, seed + 1),
-        key,
-    )
-
-
-async def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def bench_arguments(doc: str, port: int) -> argparse.ArgumentParser:
+    """Options of the `context` benchmarks: graph size, load, port, where the engine keeps data."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--turns", type=int, default=100_000)
     ap.add_argument("--knowledge", type=int, default=10_000)
     ap.add_argument("--requests", type=int, default=400)
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--port", type=int, default=18765)
+    ap.add_argument("--port", type=int, default=port)
     ap.add_argument("--data-dir", type=Path, default=None)
-    args = ap.parse_args()
+    return ap
+
+
+@dataclass(frozen=True)
+class BenchGraph:
+    """The running engine holding the bench graph, the queries to send, and a key for them."""
+
+    server: EmbeddedServer
+    name: str
+    build_s: float
+    queries: list[tuple[str, str]]
+    warm_up: list[tuple[str, str]]
+    key: str
+
+
+@contextlib.asynccontextmanager
+async def bench_graph(args: argparse.Namespace) -> AsyncIterator[BenchGraph]:
+    """Start the engine and build the graph unless `--data-dir` kept it from an earlier run (one
+    graph per size); stop the engine on the way out."""
     data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
     server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2, startup_timeout_s=600))
     server.start()
-    name = graph_name(args.turns, args.knowledge)
+    name = f"ctx_{args.turns}_{args.knowledge}"
     db = FalkorDBGraph(graph_name=name, unix_socket=str(server.socket_path))
     try:
-        build_s, queries, warm_up, key = await prepare(
-            db, args.turns, args.knowledge, args.requests, args.seed
+        await migrate(db)
+        t = time.perf_counter()
+        samples = (
+            await build(db, args.turns, args.knowledge, args.seed)
+            if not (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0]
+            else None
         )
+        build_s = time.perf_counter() - t
+        if samples is None:  # graph kept from an earlier run: draw samples from its turns
+            got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
+            samples = [x.text for x in got if x is not None]
+        _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
+        yield BenchGraph(
+            server,
+            name,
+            build_s,
+            make_queries(samples, args.requests, args.seed),
+            make_queries(samples, 200, args.seed + 1),
+            key,
+        )
+    finally:
+        await db.close()
+        server.stop()
+
+
+async def main() -> None:
+    args = bench_arguments(__doc__, 18765).parse_args()
+    async with bench_graph(args) as g:
         single = await serve_and_measure(
-            server, name, key, queries[:100], 1, args.port, cache=True, warm_up=warm_up
+            g.server, g.name, g.key, g.queries[:100], 1, args.port, cache=True, warm_up=g.warm_up
         )
         without = await serve_and_measure(
-            server, name, key, queries, args.clients, args.port, cache=True, warm_up=warm_up
+            g.server,
+            g.name,
+            g.key,
+            g.queries,
+            args.clients,
+            args.port,
+            cache=True,
+            warm_up=g.warm_up,
         )
         with_emb = await serve_and_measure(
-            server, name, key, queries, args.clients, args.port, cache=False, warm_up=warm_up
+            g.server,
+            g.name,
+            g.key,
+            g.queries,
+            args.clients,
+            args.port,
+            cache=False,
+            warm_up=g.warm_up,
         )
         out = {
             "graph": {
@@ -370,7 +401,7 @@ async def main() -> None:
                 "knowledge_items": args.knowledge,
                 "projects": len(PROJECTS),
                 "embeddings": "random unit vectors (384-d)",
-                "build_s": round(build_s, 1),
+                "build_s": round(g.build_s, 1),
             },
             "clients": args.clients,
             "requests": args.requests,
@@ -382,13 +413,10 @@ async def main() -> None:
             "without_query_embedding": without,
             "with_query_embedding": with_emb,
             "target_p95_ms": 50,
-            "engine_rss_mib": process_rss_mib(pid) if (pid := server.status().pid) else None,
+            "engine_rss_mib": process_rss_mib(pid) if (pid := g.server.status().pid) else None,
         }
         path = write_result("context", out)
         print(path, out["without_query_embedding"], out["with_query_embedding"])
-    finally:
-        await db.close()
-        server.stop()
 
 
 if __name__ == "__main__":

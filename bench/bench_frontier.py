@@ -18,11 +18,9 @@ scans, recording the query). Writes `bench/results/context_frontier.json`.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from bench.bench_context import graph_name, prepare, serve_and_measure  # noqa: E402
+from bench.bench_context import bench_arguments, bench_graph, serve_and_measure  # noqa: E402
 from bench.common import write_result  # noqa: E402
-from graph.config import EmbeddedSettings  # noqa: E402
 from graph.embed import make_embedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
@@ -81,42 +78,27 @@ async def quality(server: EmbeddedServer, path: Path) -> dict[str, dict[str, flo
 
 
 async def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--turns", type=int, default=100_000)
-    ap.add_argument("--knowledge", type=int, default=10_000)
-    ap.add_argument("--requests", type=int, default=400)
-    ap.add_argument("--clients", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--port", type=int, default=18766)
-    ap.add_argument("--data-dir", type=Path, default=None)
+    ap = bench_arguments(__doc__, 18766)
     ap.add_argument("--locomo", type=Path, default=LOCOMO)
     args = ap.parse_args()
-    data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
-    server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2, startup_timeout_s=600))
-    server.start()
-    name = graph_name(args.turns, args.knowledge)
-    db = FalkorDBGraph(graph_name=name, unix_socket=str(server.socket_path))
-    try:
-        _, queries, warm_up, key = await prepare(
-            db, args.turns, args.knowledge, args.requests, args.seed
-        )
+    async with bench_graph(args) as g:
         speeds = {}
         for variant, ranking in VARIANTS.items():
             speed = await serve_and_measure(
-                server,
-                name,
-                key,
-                queries,
+                g.server,
+                g.name,
+                g.key,
+                g.queries,
                 args.clients,
                 args.port,
                 cache=True,
-                warm_up=warm_up,
+                warm_up=g.warm_up,
                 ranking=ranking,
             )
             speeds[variant] = speed
             print(variant, speed, file=sys.stderr)
         # Quality last: the evaluation's ingest and model must not run into the timed load.
-        hits = await quality(server, args.locomo)
+        hits = await quality(g.server, args.locomo)
         variants = {
             v: {"ranking": r, "locomo_dev": hits[v], **speeds[v]} for v, r in VARIANTS.items()
         }
@@ -134,9 +116,6 @@ async def main() -> None:
             "target": {"p95_ms": 50, "locomo_hit@5": 0.75},
         }
         print(write_result("context_frontier", out))
-    finally:
-        await db.close()
-        server.stop()
 
 
 if __name__ == "__main__":
