@@ -49,7 +49,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from api.app import create_app  # noqa: E402 - the repo root is put on sys.path first
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
-from bench.common import percentiles, process_cpu_s, process_rss_mib, write_result  # noqa: E402
+from bench.common import (  # noqa: E402
+    percentiles,
+    process_cpu_s,
+    process_rss_mib,
+    self_cpu_s,
+    write_result,
+)
 from bench.generate import sentence, session_turns  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
@@ -287,11 +293,11 @@ async def serve_and_measure(
         await run_load(url, key, warm_up, clients)
         engine_pid = server.status().pid
         api0, eng0 = process_cpu_s(proc.pid), process_cpu_s(engine_pid)
-        clients0 = time.process_time()  # this process runs nothing but the clients meanwhile
+        clients0 = self_cpu_s()  # this process runs nothing but the clients meanwhile
         t = time.perf_counter()
         lat, errors = await run_load(url, key, queries, clients)
         wall = time.perf_counter() - t
-        clients_cpu = time.process_time() - clients0
+        clients_cpu = self_cpu_s() - clients0
         api_cpu = process_cpu_s(proc.pid) - api0
         eng_cpu = process_cpu_s(engine_pid) - eng0
     finally:
