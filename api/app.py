@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 
+from ai.embed import BatchingEmbedder, make_embedder
 from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
 from api.config import ApiSettings
 from api.context import Context
@@ -25,7 +26,6 @@ from api.retrieval import RetrievalService
 from api.schema import build_schema
 from api.services import ApiServices, Resources
 from graph.connect import open_graph
-from graph.embed import BatchingEmbedder, make_embedder
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository

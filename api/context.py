@@ -11,9 +11,9 @@ from strawberry.fastapi import BaseContext
 from api.auth import Principal
 from api.config import ApiSettings
 from api.services import Resources
+from core.timeutil import now_ms
 from graph.errors import InvalidInputError
 from graph.models import LessonVersion, Project, Session, Turn
-from graph.timeutil import now_ms
 
 
 class ForbiddenError(Exception):

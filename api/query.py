@@ -41,9 +41,9 @@ from api.types.knowledge import (
     TopicConnection,
 )
 from api.types.pagination import decode_cursor, make_connection
+from core.timeutil import from_ms, now_ms
 from graph.errors import InvalidInputError, NotFoundError
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRecord
-from graph.timeutil import from_ms, now_ms
 
 Info = strawberry.Info[Context, None]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from ai.embed import Embedder
 from api.config import RankingSection
 from api.lexical import bm25, prune_terms
 from api.ranking import (
@@ -32,12 +33,11 @@ from api.ranking import (
     score_candidates,
 )
 from api.understand import STOPWORDS, QueryIntent, understand
+from core.timeutil import OPEN, from_ms, now_ms
 from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
-from graph.embed import Embedder
 from graph.errors import GraphError
-from graph.scoring import correction_effective_weight, days_between
-from graph.timeutil import OPEN, from_ms, now_ms
+from knowledge.scoring import correction_effective_weight, days_between
 
 log = logging.getLogger("remgraph.api.retrieval")
 K = TypeVar("K")

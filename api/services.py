@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ai.embed import Embedder
 from api.auth import KeyResolver
 from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
 from api.retrieval import RetrievalService
 from graph.db import GraphDB
-from graph.embed import Embedder
 from graph.ports import Consolidator, TurnIngestor
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository

@@ -33,13 +33,13 @@ if str(ROOT) not in sys.path:  # `python bench/bench_api_overhead.py` from anywh
 
 import httpx  # noqa: E402
 
+from ai.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
 from api.app import create_app  # noqa: E402
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
 from bench.common import RESULTS, percentiles, write_result  # noqa: E402
 from bench.scenarios import CONTEXT_FULL_QUERY, seed_projects  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
-from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402

@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from ai.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
 from api.app import create_app  # noqa: E402 - the repo root is put on sys.path first
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
@@ -58,7 +59,6 @@ from bench.common import (  # noqa: E402
 )
 from bench.generate import sentence, session_turns  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
-from graph.embed import CachedEmbedder, LocalEmbedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402

@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from ai.embed import make_embedder  # noqa: E402
 from bench.bench_context import bench_arguments, bench_graph, serve_and_measure  # noqa: E402
 from bench.common import write_result  # noqa: E402
-from graph.embed import make_embedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402

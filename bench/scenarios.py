@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/bench_faults.py` from anywhere
     sys.path.insert(0, str(ROOT))
 
+from ai.embed import CachedEmbedder, Embedder, LocalEmbedder  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.cypher import Q  # noqa: E402
-from graph.embed import CachedEmbedder, Embedder, LocalEmbedder  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402

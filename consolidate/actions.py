@@ -11,13 +11,13 @@ from datetime import datetime
 from typing import Literal
 
 from consolidate.merge import merge_corrections, merge_lessons, order_pair
+from core.ids import make_id
+from core.timeutil import to_ms
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
-from graph.ids import make_id
 from graph.models import Finding, FindingStatus, Lesson, utc_now
 from graph.repositories.findings import FindingRepository
 from graph.repositories.rem import CorrectionMerge, LessonMerge, RemRepository
-from graph.timeutil import to_ms
 
 Decision = Literal["approve", "reject", "skip"]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TypeVar
 
-from graph.ids import make_id
+from core.ids import make_id
 from graph.models import Correction, Lesson, LessonVersion
 
 T = TypeVar("T")

@@ -11,10 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from consolidate.config import ConsolidateSettings
+from core.ids import make_id
+from core.timeutil import to_ms
 from graph.db import GraphDB
-from graph.ids import make_id
 from graph.models import Finding, FindingAction
-from graph.timeutil import to_ms
 
 ALL_PROJECTS = "*"
 """Scope key meaning "every project" (knowledge queries get `project=None`)."""

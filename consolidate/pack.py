@@ -11,10 +11,10 @@ from datetime import datetime
 
 from consolidate.rollup import day_key
 from consolidate.text import fit_bytes, utf8_len
+from core.timeutil import to_ms
 from graph.db import GraphDB
 from graph.models import utc_now
 from graph.repositories.primers import PrimerRepository
-from graph.timeutil import to_ms
 
 
 @dataclass(frozen=True)

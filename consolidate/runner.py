@@ -21,9 +21,9 @@ from consolidate.jobs import JOBS
 from consolidate.models import ALL_PROJECTS, CycleReport, JobContext, JobReport, JobStatusView
 from consolidate.report import recommendation, write_report
 from consolidate.schedule import Due, is_due, next_cron
+from core.ids import make_id
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
-from graph.ids import make_id
 from graph.models import JobRun, RemState, utc_now
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository

@@ -1,5 +1,4 @@
-"""remgraph's core: domain models, the Cypher registry, engine adapters and repositories.
+"""Storage: domain models, the Cypher registry, engine adapters and repositories.
 
-This package depends on nothing else in the repository; `ingest`, `consolidate` and `api` build
-on it.
+This package depends only on `core`; every app package builds on it.
 """

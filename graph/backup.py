@@ -17,8 +17,8 @@ from pathlib import Path
 
 from redis.asyncio import Redis
 
+from core.timeutil import now_ms
 from graph.errors import GraphError
-from graph.timeutil import now_ms
 
 FORMAT = "remgraph-falkordb-backup"
 VERSION = 1

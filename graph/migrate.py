@@ -6,10 +6,10 @@ import hashlib
 import logging
 from dataclasses import dataclass
 
+from core.timeutil import now_ms
 from graph.cypher import Q, registry
 from graph.db import GraphDB
 from graph.errors import MigrationError
-from graph.timeutil import now_ms
 
 log = logging.getLogger("remgraph.graph.migrate")
 

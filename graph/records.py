@@ -3,7 +3,7 @@
 Storage rules (both engines):
 
 - every time is UTC epoch milliseconds (`int`); an open `valid_to` / `expired_at` is stored as
-  `graph.timeutil.OPEN`, never null, so as-of filters stay plain range comparisons; other optional
+  `core.timeutil.OPEN`, never null, so as-of filters stay plain range comparisons; other optional
   times (`ended_at`, `revoked_at`, ...) are stored as null (the property is absent);
 - tuples become lists; dicts and nested models become JSON strings (properties cannot be maps);
   `Topic.entities` is flattened into three list properties so Cypher can filter on them;
@@ -29,6 +29,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from core.timeutil import OPEN, end_from_ms, end_to_ms, from_ms, to_ms
 from graph.models import (
     ApiKey,
     Community,
@@ -49,7 +50,6 @@ from graph.models import (
     Topic,
     Turn,
 )
-from graph.timeutil import OPEN, end_from_ms, end_to_ms, from_ms, to_ms
 
 __all__ = [
     "OPEN",

@@ -29,9 +29,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ai.embed import Embedder, make_embedder
 from graph.connect import graph_session
 from graph.db import GraphDB
-from graph.embed import Embedder, make_embedder
 from ingest.config import IngestSettings
 from ingest.models import FileReport, IngestReport
 from ingest.pipeline import PostSessionHook, WatchTail, ingest_paths

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from datetime import datetime
 
-from graph.ids import content_hash
+from core.ids import content_hash
 from ingest.models import ParsedSession, ParsedTurn
 
 __all__ = [

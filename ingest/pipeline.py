@@ -22,12 +22,12 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from ai.embed import Embedder, Vectors, make_embedder
+from core.timeutil import now_ms
 from graph.db import GraphDB
-from graph.embed import Embedder, Vectors, make_embedder
 from graph.errors import GraphUnavailableError, InvalidInputError
 from graph.models import Session, Turn
 from graph.repositories.source_files import SourceFileRepository, SourceFileState
-from graph.timeutil import now_ms
 from ingest.config import IngestSettings
 from ingest.models import FileOutcome, FileReport, IngestReport, ParsedSession, ParseIssue
 from ingest.normalize import embedding_text, normalize_session

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC
 
+from ai.embed import Embedder, make_embedder
+from core.ids import content_hash
 from graph.db import GraphDB
-from graph.embed import Embedder, make_embedder
-from graph.ids import content_hash
 from graph.models import Session, utc_now
 from graph.ports import IngestTurnsOutcome, TurnInput
 from graph.repositories import SessionRepository, TurnRepository

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ai.embed import Vectors
+from core.ids import content_hash, make_id
 from graph.db import GraphDB
-from graph.embed import Vectors
-from graph.ids import content_hash, make_id
 from graph.models import Session, ToolStat, Turn
 from graph.repositories import ProjectRepository, SessionRepository, TurnRepository
 from ingest.models import ParsedSession, ParsedTurn

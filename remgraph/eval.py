@@ -21,14 +21,14 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress
 
+from ai.embed import Embedder, make_embedder
 from api.config import ApiSettings
 from api.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from api.retrieval import RetrievalService
+from core.timeutil import now_ms
 from graph.connect import open_graph
 from graph.db import GraphDB
-from graph.embed import Embedder, make_embedder
 from graph.migrate import migrate
-from graph.timeutil import now_ms
 from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
 

@@ -13,9 +13,9 @@ import uvicorn
 from rich.console import Console
 from rich.table import Table
 
+from ai.embed import make_embedder
 from api.app import create_app
 from graph.connect import open_graph
-from graph.embed import make_embedder
 from graph.migrate import migrate
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.projects import ProjectRepository

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ai.embed import Embedder, make_embedder
 from api.services import ApiServices
 from consolidate.service import RemService
 from graph.db import GraphDB
-from graph.embed import Embedder, make_embedder
 from ingest.config import IngestSettings
 from ingest.extract.service import ExtractionHook
 from ingest.pipeline import PostSessionHook

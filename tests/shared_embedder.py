@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from graph.embed import CachedEmbedder, LocalEmbedder
+from ai.embed import CachedEmbedder, LocalEmbedder
 
 
 @cache

@@ -11,7 +11,7 @@ import strawberry
 from api.ranking import ItemKind, Ranked
 from api.types.conversation import Turn
 from api.types.pagination import Connection
-from graph.timeutil import from_ms
+from core.timeutil import from_ms
 
 if TYPE_CHECKING:
     from api.context import Context

@@ -28,7 +28,7 @@ from consolidate.projection import (
     similar_pairs,
 )
 from consolidate.text import clip
-from graph.ids import make_id
+from core.ids import make_id
 from graph.models import Community, CommunityRun
 from graph.repositories.communities import CommunityRepository
 
@@ -48,7 +48,7 @@ async def _llm_summaries(
 ) -> tuple[list[Description], int]:
     if not ctx.settings.llm.enabled:
         return descs, 0
-    from graph.llm import LLMClient, LLMError, Message
+    from ai.llm import LLMClient, LLMError, Message
 
     client = LLMClient(ctx.settings.llm)
     out = list(descs)

@@ -1,6 +1,6 @@
 """graduation: corrections move correction → pattern → preference → rule; contradiction demotes.
 
-Promotion follows `graph.scoring.correction_status` with the thresholds in settings (distinct
+Promotion follows `knowledge.scoring.correction_status` with the thresholds in settings (distinct
 sessions, sightings, human confirmation). A live, newer correction that `CONTRADICTS` one demotes it
 one step, once per contradicting correction (remembered in `demoted_for`), blocks further promotion
 while it lives, and yields a finding proposing to archive the older correction.
@@ -12,10 +12,10 @@ from typing import Any
 
 from consolidate.models import JobContext, JobResult
 from consolidate.text import clip
+from core.timeutil import to_ms
 from graph.models import CorrectionStatus, Finding
 from graph.repositories.rem import RemRepository
-from graph.scoring import STATUS_ORDER, correction_status
-from graph.timeutil import to_ms
+from knowledge.scoring import STATUS_ORDER, correction_status
 
 _BY_ORDER: dict[int, CorrectionStatus] = {v: k for k, v in STATUS_ORDER.items()}
 

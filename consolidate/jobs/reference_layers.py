@@ -14,7 +14,7 @@ from typing import Any
 from consolidate.models import JobContext, JobResult
 from consolidate.projection import KnowledgeNode, node_from_row
 from consolidate.text import clip, fit_bytes, tokens
-from graph.ids import make_id
+from core.ids import make_id
 from graph.models import ReferenceLayer
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.reference_layers import ReferenceLayerRepository

@@ -22,7 +22,7 @@ from consolidate.rollup import (
     week_key,
 )
 from consolidate.text import utf8_len
-from graph.ids import make_id
+from core.ids import make_id
 from graph.models import Primer, PrimerPeriod
 from graph.repositories.primers import PrimerRepository
 

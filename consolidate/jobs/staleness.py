@@ -17,10 +17,10 @@ from typing import Any
 
 from consolidate.models import JobContext, JobResult
 from consolidate.text import clip, tokens
+from core.timeutil import to_ms
 from graph.models import Finding
 from graph.repositories.rem import RemRepository
-from graph.scoring import correction_effective_weight, days_between
-from graph.timeutil import to_ms
+from knowledge.scoring import correction_effective_weight, days_between
 
 FADED = 0.05
 """Effective weight under which an ungraduated correction is proposed for archiving."""

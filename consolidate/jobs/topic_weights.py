@@ -1,10 +1,10 @@
 """topic_weights: recompute topic weights and phases, and co-occurrence strengths.
 
-Weight = 0.3·frequency + 0.3·recency + 0.2·depth + 0.2·engagement (`graph.scoring`), with depth =
-mentions per session / 8 (capped at 1), the same signals extraction uses on ingest. Recency and
-phase are measured against the latest activity when that lies in the past, so a historic import
-does not all look dormant. Co-occurrence: topics sharing n sessions get `RELATED_TO` weight
-n / (n + 2); existing edges keep their direction.
+Weight = 0.3·frequency + 0.3·recency + 0.2·depth + 0.2·engagement (`knowledge.scoring`), with
+depth = mentions per session / 8 (capped at 1), the same signals extraction uses on ingest.
+Recency and phase are measured against the latest activity when that lies in the past, so a
+historic import does not all look dormant. Co-occurrence: topics sharing n sessions get
+`RELATED_TO` weight n / (n + 2); existing edges keep their direction.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from consolidate.models import JobContext, JobResult
 from graph.repositories.rem import RemRepository
-from graph.scoring import (
+from knowledge.scoring import (
     TopicSignals,
     days_between,
     engagement_score,

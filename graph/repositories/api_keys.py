@@ -6,13 +6,13 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 
+from core.ids import make_id
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.errors import InvalidInputError, NotFoundError
-from graph.ids import make_id
 from graph.models import ApiKey, utc_now
 from graph.records import api_key_from_record, api_key_to_row
-from graph.timeutil import now_ms
 
 _CREATE = Q("api_key.create")
 _FIND_BY_HASH = Q("api_key.find_by_hash")

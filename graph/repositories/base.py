@@ -25,11 +25,11 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
+from core.timeutil import now_ms, to_ms
 from graph.cypher import QueryRef
 from graph.db import GraphDB
 from graph.errors import InvalidInputError, NotFoundError
 from graph.records import Row, embedding_rows
-from graph.timeutil import now_ms, to_ms
 
 M = TypeVar("M")
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.ids import make_id
+from core.timeutil import OPEN, from_ms, now_ms, to_ms
 from graph.cypher import Q
 from graph.db import GraphDB
-from graph.ids import make_id
-from graph.timeutil import OPEN, from_ms, now_ms, to_ms
 
 _RECORD_MANY = Q("context_query.record_many")
 _RECENT = Q("context_query.recent")

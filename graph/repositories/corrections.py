@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.models import Correction
 from graph.records import Row, correction_from_record, correction_to_row
 from graph.repositories.knowledge import DerivedRepository
-from graph.timeutil import now_ms
 
 _UPSERT = Q("correction.upsert_many")
 _SET_EMB = Q("correction.set_embeddings")

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.models import Fact
 from graph.records import Row, fact_from_record, fact_to_row
 from graph.repositories.knowledge import DerivedRepository
-from graph.timeutil import now_ms
 
 _UPSERT = Q("fact.upsert_many")
 _SET_EMB = Q("fact.set_embeddings")

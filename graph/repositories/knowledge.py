@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
+from core.timeutil import now_ms
 from graph.cypher import QueryRef
 from graph.db import GraphDB
 from graph.records import Row, embedding_rows
-from graph.timeutil import now_ms
 
 M = TypeVar("M")
 

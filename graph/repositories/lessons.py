@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.models import Lesson, LessonVersion
 from graph.records import (
@@ -15,7 +16,6 @@ from graph.records import (
     lesson_version_to_row,
 )
 from graph.repositories.knowledge import DerivedRepository
-from graph.timeutil import now_ms
 
 _UPSERT = Q("lesson.upsert_many")
 _SET_EMB = Q("lesson.set_embeddings")

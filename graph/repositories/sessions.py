@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from core.timeutil import end_to_ms, to_ms
 from graph.cypher import Q
 from graph.models import Session, Turn
 from graph.records import Row, session_from_record, session_to_row
 from graph.repositories.base import TemporalRepository, chunks, window
-from graph.timeutil import end_to_ms, to_ms
 
 _UPSERT = Q("session.upsert_many")
 _GET_MANY = Q("session.get_many")

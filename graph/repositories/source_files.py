@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.db import GraphDB
-from graph.timeutil import now_ms
 
 __all__ = ["OpenTurn", "SourceFileRepository", "SourceFileState", "source_file_id"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.models import Topic, TopicPhase
 from graph.records import Row, topic_from_record, topic_to_row
 from graph.repositories.knowledge import KnowledgeRepository
-from graph.timeutil import now_ms
 
 _UPSERT = Q("topic.upsert_many")
 _SET_EMB = Q("topic.set_embeddings")

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from core.ids import content_hash
 from graph.cypher import Q
-from graph.ids import content_hash
 from graph.models import Turn
 from graph.records import Row, turn_from_record, turn_to_row
 from graph.repositories.base import TemporalRepository, window

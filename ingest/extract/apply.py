@@ -15,9 +15,10 @@ from datetime import datetime
 
 import numpy as np
 
+from ai.embed import Embedder, cosine
+from core.ids import content_hash, make_id, normalize_key
+from core.timeutil import from_ms, now_ms, to_ms
 from graph.db import GraphDB
-from graph.embed import Embedder, cosine
-from graph.ids import content_hash, make_id, normalize_key
 from graph.models import (
     Correction,
     Entities,
@@ -34,7 +35,16 @@ from graph.repositories.lessons import LessonRepository
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.snapshots import SnapshotRepository
 from graph.repositories.topics import TopicRepository
-from graph.scoring import (
+from ingest.extract.config import ExtractSettings
+from ingest.extract.facts import assert_facts, fact_id
+from ingest.extract.models import (
+    CorrectionCandidate,
+    ExtractionReport,
+    ExtractionResult,
+    LessonCandidate,
+    TopicCandidate,
+)
+from knowledge.scoring import (
     TopicSignals,
     correction_status,
     days_between,
@@ -44,16 +54,6 @@ from graph.scoring import (
     recency_score,
     topic_phase,
     topic_weight,
-)
-from graph.timeutil import from_ms, now_ms, to_ms
-from ingest.extract.config import ExtractSettings
-from ingest.extract.facts import assert_facts, fact_id
-from ingest.extract.models import (
-    CorrectionCandidate,
-    ExtractionReport,
-    ExtractionResult,
-    LessonCandidate,
-    TopicCandidate,
 )
 
 __all__ = ["KnowledgeWriter", "correction_action", "reverses"]

@@ -15,10 +15,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from graph.ids import make_id, normalize_key
+from core.ids import make_id, normalize_key
+from core.timeutil import OPEN, from_ms, to_ms
 from graph.models import Fact
 from graph.repositories.facts import FactRepository, Supersession
-from graph.timeutil import OPEN, from_ms, to_ms
 
 __all__ = ["FactOutcome", "assert_facts", "fact_id"]
 

@@ -1,4 +1,4 @@
-"""The LLM extractor: three structured passes over a session through `graph.llm.LLMClient`.
+"""The LLM extractor: three structured passes over a session through `ai.llm.LLMClient`.
 
 Passes (the session-enrichment design):
 
@@ -28,8 +28,8 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from graph.ids import normalize_key
-from graph.llm import LLMClient, Message, estimate_tokens
+from ai.llm import LLMClient, Message, estimate_tokens
+from core.ids import normalize_key
 from graph.models import CorrectionType, LessonCategory
 from ingest.extract.config import ExtractSettings
 from ingest.extract.models import (

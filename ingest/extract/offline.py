@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from graph.ids import normalize_key
+from core.ids import normalize_key
 from graph.models import CorrectionType, LessonCategory
 from ingest.extract.models import (
     CorrectionCandidate,

@@ -12,10 +12,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ai.embed import Embedder, make_embedder
+from ai.llm import LLMClient, LLMError
 from graph.config import GraphSettings
 from graph.db import GraphDB
-from graph.embed import Embedder, make_embedder
-from graph.llm import LLMClient, LLMError
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
 from ingest.extract.apply import KnowledgeWriter

@@ -9,6 +9,7 @@ import httpx
 
 from api.app import create_app
 from api.recorder import ContextQueryRecorder
+from core.timeutil import now_ms
 from graph.engines.falkordb import FalkorDBGraph, params_header
 from graph.explore import browser_queries
 from graph.repositories.context_queries import (
@@ -16,7 +17,6 @@ from graph.repositories.context_queries import (
     ContextQueryRecord,
     ContextQueryRepository,
 )
-from graph.timeutil import now_ms
 from tests.integration.api.conftest import gql
 from tests.integration.api.test_graphql import CONTEXT
 

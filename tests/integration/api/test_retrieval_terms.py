@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 from api.config import RankingSection
 from api.retrieval import RetrievalService
+from core.timeutil import now_ms
 from graph.models import Turn
 from graph.repositories.turns import TurnRepository
-from graph.timeutil import now_ms
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 

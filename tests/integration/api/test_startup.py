@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ai.embed import WrappingEmbedder
 from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
-from graph.embed import WrappingEmbedder
 from tests.shared_embedder import shared_local_embedder
 
 

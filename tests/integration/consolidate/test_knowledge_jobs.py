@@ -4,12 +4,12 @@ from typing import Any
 import pytest
 
 from consolidate.runner import run_job
+from core.timeutil import to_ms
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.models import Correction, Lesson
 from graph.repositories.findings import FindingRepository
 from graph.repositories.rem import RemRepository
-from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import NOW, at, put_corrections, put_lessons, vec
 
 

@@ -15,6 +15,7 @@ from consolidate.cli import rem_app
 from consolidate.runner import run_job
 from consolidate.service import RemService
 from consolidate.worker import run_worker
+from core.timeutil import now_ms, to_ms
 from graph.config import GraphSettings
 from graph.db import GraphDB
 from graph.errors import NotFoundError
@@ -23,7 +24,6 @@ from graph.ports import Consolidator
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository
 from graph.repositories.rem import RemRepository
-from graph.timeutil import now_ms, to_ms
 from tests.integration.consolidate.seed import NOW, at, put_lessons, put_sessions, vec
 
 

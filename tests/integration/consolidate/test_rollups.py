@@ -3,10 +3,10 @@ from datetime import timedelta
 from consolidate.pack import context_pack
 from consolidate.rollup import week_key
 from consolidate.runner import run_job
+from core.timeutil import to_ms
 from graph.db import GraphDB
 from graph.models import Correction, Fact, Lesson, PrimerPeriod, Session
 from graph.repositories.primers import PrimerRepository
-from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import (
     NOW,
     put_corrections,

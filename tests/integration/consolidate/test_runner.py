@@ -6,13 +6,13 @@ import pytest
 
 from consolidate.models import ALL_PROJECTS
 from consolidate.runner import due_jobs, lock_id, rem_status, run_cycle, run_job
+from core.timeutil import to_ms
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
 from graph.models import Topic
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository
-from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import NOW, at, put_topics, vec
 
 

@@ -2,11 +2,11 @@ from datetime import timedelta
 from typing import Any
 
 from consolidate.runner import run_job
+from core.timeutil import to_ms
 from graph.models import Fact, Lesson, Session, Topic, Turn
 from graph.repositories.findings import FindingRepository
 from graph.repositories.reference_layers import ReferenceLayerRepository
 from graph.repositories.rem import RemRepository
-from graph.timeutil import to_ms
 from tests.integration.consolidate.seed import (
     NOW,
     at,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.embed import CachedEmbedder
+from ai.embed import CachedEmbedder
 from tests.shared_embedder import shared_local_embedder
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ai.embed import Embedder
 from graph.config import GraphSettings
 from graph.db import GraphDB
-from graph.embed import Embedder
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository

@@ -9,9 +9,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from ai.embed import Embedder
 from graph.config import GraphSettings
 from graph.db import GraphDB
-from graph.embed import Embedder
 from graph.engines.falkordb import FalkorDBGraph
 from graph.migrate import migrate
 from graph.repositories.corrections import CorrectionRepository

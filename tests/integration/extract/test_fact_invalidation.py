@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
+from core.timeutil import now_ms, to_ms
 from graph.db import GraphDB
 from graph.models import Fact
 from graph.repositories.facts import FactRepository
-from graph.timeutil import now_ms, to_ms
 from ingest.extract.facts import assert_facts, fact_id
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ai.embed import Embedder
+from ai.llm import LLMClient
 from graph.config import GraphSettings, LLMSettings
 from graph.db import GraphDB
-from graph.embed import Embedder
-from graph.llm import LLMClient
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository

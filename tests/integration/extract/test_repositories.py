@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ai.embed import Embedder
 from graph.db import GraphDB
-from graph.embed import Embedder
 from graph.models import Correction, Topic
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.topics import TopicRepository

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ai.embed import Embedder
 from graph.config import GraphSettings
 from graph.db import GraphDB
-from graph.embed import Embedder
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
 from graph.repositories.topics import TopicRepository

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from core.ids import make_id
 from graph.db import GraphDB
-from graph.ids import make_id
 from graph.models import Session, Turn
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository

@@ -61,9 +61,9 @@ async def _guide(db, query_text: str) -> list[dict]:
 
 
 async def test_record_many_writes_the_nodes_and_edges_record_writes(graph_db) -> None:
+    from core.timeutil import to_ms
     from graph.repositories.context_queries import ContextQueryRecord
     from graph.repositories.rem import RemRepository
-    from graph.timeutil import to_ms
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     await TurnRepository(graph_db).upsert_many(

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from ai.embed import CachedEmbedder, LocalEmbedder
 from graph.config import GraphSettings
-from graph.embed import CachedEmbedder, LocalEmbedder
 from ingest.config import IngestSettings
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"

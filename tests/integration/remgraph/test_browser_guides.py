@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from consolidate.runner import run_job
+from core.timeutil import OPEN
 from graph.engines.falkordb import FalkorDBGraph, params_header
 from graph.explore import browser_queries, instructions
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRepository
-from graph.timeutil import OPEN
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
 from remgraph.wiring import extraction_hooks

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from core.timeutil import OPEN
 from graph import records
 from graph.models import (
     ApiKey,
@@ -31,7 +32,6 @@ from graph.models import (
     Topic,
     Turn,
 )
-from graph.timeutil import OPEN
 
 T = datetime(2026, 11, 22, 3, 4, 5, 678000, tzinfo=UTC)
 LATER = T + timedelta(days=3)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from graph.ids import PREFIXES, content_hash, make_id, normalize_key
+from core.ids import PREFIXES, content_hash, make_id, normalize_key
 
 
 def test_make_id_is_deterministic_and_prefixed() -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.scoring import (
+from knowledge.scoring import (
     TopicSignals,
     correction_effective_weight,
     correction_status,
