@@ -53,7 +53,7 @@ format: install
 	$(BIN)/ruff check --fix .
 
 typecheck: install
-	$(BIN)/mypy core graph ai knowledge api ingest consolidate remgraph
+	$(BIN)/mypy core graph ai knowledge recall api ingest consolidate remgraph
 
 schema: install ## refresh the committed GraphQL SDL
 	$(BIN)/remgraph api export-schema > api/schema.graphql

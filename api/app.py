@@ -22,13 +22,13 @@ from api.config import ApiSettings
 from api.context import Context
 from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
-from api.retrieval import RetrievalService
 from api.schema import build_schema
 from api.services import ApiServices, Resources
 from graph.connect import open_graph
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository
+from recall.retrieval import RetrievalService
 
 log = logging.getLogger("remgraph.api")
 

@@ -11,11 +11,11 @@ from strawberry.scalars import JSON
 
 from api.context import Context
 from api.query import EXPECTED, error_type
-from api.retrieval import parse_time
 from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from api.types.knowledge import Correction, Fact
 from graph.errors import InvalidInputError
 from graph.ports import TurnInput
+from recall.retrieval import parse_time
 
 Info = strawberry.Info[Context, None]
 

@@ -11,8 +11,6 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.context import Context, ForbiddenError
-from api.ranking import FULLTEXT, VECTOR, ItemKind, Ranked, rrf
-from api.retrieval import Hit, parse_time
 from api.types.context import (
     ContextItem,
     ContextKind,
@@ -44,6 +42,8 @@ from api.types.pagination import decode_cursor, make_connection
 from core.timeutil import from_ms, now_ms
 from graph.errors import InvalidInputError, NotFoundError
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRecord
+from recall.ranking import FULLTEXT, VECTOR, ItemKind, Ranked, rrf
+from recall.retrieval import Hit, parse_time
 
 Info = strawberry.Info[Context, None]
 

@@ -9,11 +9,11 @@ from ai.embed import Embedder
 from api.auth import KeyResolver
 from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
-from api.retrieval import RetrievalService
 from graph.db import GraphDB
 from graph.ports import Consolidator, TurnIngestor
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository
+from recall.retrieval import RetrievalService
 
 
 @dataclass(frozen=True)

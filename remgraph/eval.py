@@ -3,7 +3,8 @@
 Ingests a LoCoMo file into a fresh graph (one project per conversation) through the same pipeline
 as `remgraph ingest`, runs every question through the same retrieval and ranking as the GraphQL
 `context` query, and, in the same process over the same turns, through plain fulltext (BM25-style)
-and plain vector retrieval. Metrics are in `api/eval.py`; results go to JSON and a Markdown table.
+and plain vector retrieval. Metrics are in `recall/eval.py`; results go to JSON and a Markdown
+table.
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ from rich.progress import Progress
 
 from ai.embed import Embedder, make_embedder
 from api.config import ApiSettings
-from api.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
-from api.retrieval import RetrievalService
 from core.timeutil import now_ms
 from graph.connect import open_graph
 from graph.db import GraphDB
 from graph.migrate import migrate
 from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
+from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
+from recall.retrieval import RetrievalService
 
 METHODS = ("remgraph", "bm25", "vector")
 BASELINE_POOL = 5000

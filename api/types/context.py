@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import strawberry
 
-from api.ranking import ItemKind, Ranked
 from api.types.conversation import Turn
 from api.types.pagination import Connection
 from core.timeutil import from_ms
+from recall.ranking import ItemKind, Ranked
 
 if TYPE_CHECKING:
     from api.context import Context
@@ -44,7 +44,7 @@ class SearchMode(Enum):
 
 @strawberry.type
 class Signal:
-    """One ranking signal and its value for an item (see `api/ranking.py`)."""
+    """One ranking signal and its value for an item (see `recall/ranking.py`)."""
 
     name: str
     value: float

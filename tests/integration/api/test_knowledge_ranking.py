@@ -6,12 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api.config import RankingSection
-from api.ranking import FULLTEXT, VECTOR, ItemKind
-from api.retrieval import RetrievalService
 from graph.models import Correction, Turn
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.turns import TurnRepository
+from recall.config import RankingSection
+from recall.ranking import FULLTEXT, VECTOR, ItemKind
+from recall.retrieval import RetrievalService
 from tests.shared_embedder import shared_local_embedder
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from api.config import RankingSection
-from api.retrieval import RetrievalService
 from core.timeutil import now_ms
 from graph.models import Turn
 from graph.repositories.turns import TurnRepository
+from recall.config import RankingSection
+from recall.retrieval import RetrievalService
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 

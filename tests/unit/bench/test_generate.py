@@ -6,8 +6,8 @@ import random
 import statistics
 from collections import Counter
 
-from api.lexical import tokenize
 from bench.generate import session_turns
+from recall.lexical import tokenize
 
 
 def _turns(seed: int, sessions: int = 60) -> list[str]:

@@ -12,7 +12,17 @@ from graph.cypher import Dialect, Mode, Registry, cypher_dir, parse_file, regist
 from graph.errors import QueryFileError, UnknownQueryError
 
 ROOT = Path(__file__).resolve().parents[3]
-SOURCE_PACKAGES = ("graph", "api", "ingest", "consolidate", "remgraph")
+SOURCE_PACKAGES = (
+    "core",
+    "graph",
+    "ai",
+    "knowledge",
+    "recall",
+    "api",
+    "ingest",
+    "consolidate",
+    "remgraph",
+)
 _Q_CALL = re.compile(r"""\bQ\(\s*["']([A-Za-z0-9_.]+)["']\s*\)""")
 
 

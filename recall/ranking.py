@@ -1,6 +1,6 @@
 """Context ranking: pure functions from candidates to a ranked, diverse, budget-packed list.
 
-No I/O happens here; `api/retrieval.py` fetches candidates from the engine and calls `rank`.
+No I/O happens here; `recall/retrieval.py` fetches candidates from the engine and calls `rank`.
 
 Pipeline:
 
@@ -32,8 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from api.config import RankingSection
-from api.understand import QueryIntent
+from recall.config import RankingSection
+from recall.understand import QueryIntent
 
 _DAY_MS = 86_400_000
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -349,7 +349,7 @@ def rank(
 
     Args:
         candidates: everything retrieval found (lists and graph expansion).
-        intent: the parsed query (`api.understand.understand`).
+        intent: the parsed query (`recall.understand.understand`).
         w: ranking weights.
         limit: most items to return.
         token_budget: most tokens the returned items may hold together (None: unbounded).

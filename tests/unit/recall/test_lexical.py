@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.lexical import bm25, prune_terms, tokenize
+from recall.lexical import bm25, prune_terms, tokenize
 
 
 def test_rarer_word_weighs_more_and_matching_more_words_wins() -> None:
@@ -42,7 +42,7 @@ def test_tokenize_stems_and_drops_stop_words() -> None:
 def test_the_c_stemmer_is_in_use_and_agrees_with_the_reference_algorithm() -> None:
     from snowballstemmer.english_stemmer import EnglishStemmer
 
-    from api.lexical import _stemmer
+    from recall.lexical import _stemmer
 
     assert type(_stemmer()).__module__ == "Stemmer"  # PyStemmer, not the pure-Python fallback
     reference = EnglishStemmer()

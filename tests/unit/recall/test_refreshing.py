@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from api.retrieval import _Refreshing
 from graph.errors import GraphUnavailableError
+from recall.retrieval import _Refreshing
 
 
 async def test_first_get_waits_later_ones_get_the_stale_value_while_one_refresh_runs() -> None:

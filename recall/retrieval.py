@@ -19,9 +19,14 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from ai.embed import Embedder
-from api.config import RankingSection
-from api.lexical import bm25, prune_terms
-from api.ranking import (
+from core.timeutil import OPEN, from_ms, now_ms
+from graph.cypher import Q, QueryRef
+from graph.db import GraphDB
+from graph.errors import GraphError
+from knowledge.scoring import correction_effective_weight, days_between
+from recall.config import RankingSection
+from recall.lexical import bm25, prune_terms
+from recall.ranking import (
     FULLTEXT,
     VECTOR,
     Candidate,
@@ -32,14 +37,9 @@ from api.ranking import (
     rrf,
     score_candidates,
 )
-from api.understand import STOPWORDS, QueryIntent, understand
-from core.timeutil import OPEN, from_ms, now_ms
-from graph.cypher import Q, QueryRef
-from graph.db import GraphDB
-from graph.errors import GraphError
-from knowledge.scoring import correction_effective_weight, days_between
+from recall.understand import STOPWORDS, QueryIntent, understand
 
-log = logging.getLogger("remgraph.api.retrieval")
+log = logging.getLogger("remgraph.recall.retrieval")
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -226,7 +226,7 @@ class _Refreshing(Generic[K, V]):
 
 
 class RetrievalService:
-    """Runs candidate queries for `context`/`search` and hands them to `api.ranking`."""
+    """Runs candidate queries for `context`/`search` and hands them to `recall.ranking`."""
 
     def __init__(self, db: GraphDB, embedder: Embedder | None, ranking: RankingSection) -> None:
         self._db = db
@@ -304,10 +304,11 @@ class RetrievalService:
     ) -> tuple[list[str], list[str], dict[str, int]]:
         """(every query word, the words to search for, estimated frequency of the others).
 
-        Stop words are dropped; with `ranking.fulltext_match_budget` set, words are searched rarest
-        first within that many index-wide matches (`api.lexical.prune_terms`). A word not searched
-        still scores in BM25 for the turns found, with its document frequency in `projects`
-        estimated from the index-wide count (searched words are counted in their matches).
+        Stop words are dropped; with `ranking.fulltext_match_budget` set, words are searched
+        rarest first within that many index-wide matches (`recall.lexical.prune_terms`). A word
+        not searched still scores in BM25 for the turns found, with its document frequency in
+        `projects` estimated from the index-wide count (searched words are counted in their
+        matches).
         """
         # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
         words = list(dict.fromkeys(w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS))
@@ -360,7 +361,7 @@ class RetrievalService:
         pool: int | None = None,
         terms: tuple[list[str], list[str], dict[str, int]] | None = None,
     ) -> list[Hit]:
-        """Fulltext hits on turns scored with BM25 (`api.lexical`), best first (k ≤ 0: all).
+        """Fulltext hits on turns scored with BM25 (`recall.lexical`), best first (k ≤ 0: all).
 
         `pool` overrides how many engine matches are scored (default `ranking.fulltext_pool`);
         `terms` is `search_words(text, projects)` when the caller already has it.

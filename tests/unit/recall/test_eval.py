@@ -1,6 +1,14 @@
 import pytest
 
-from api.eval import QuestionResult, all_at, auc, hit_at, markdown_table, parse_evidence, summarize
+from recall.eval import (
+    QuestionResult,
+    all_at,
+    auc,
+    hit_at,
+    markdown_table,
+    parse_evidence,
+    summarize,
+)
 
 
 def test_parse_evidence_tolerates_known_typos():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.retrieval import session_neighbours
+from recall.retrieval import session_neighbours
 
 
 def _row(i: str, session: str | None, ordinal: int | None) -> dict[str, object]:

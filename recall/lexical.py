@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from typing import Any
 
-from api.understand import STOPWORDS
+from recall.understand import STOPWORDS
 
 _TOKEN = re.compile(r"[a-z0-9]{2,}")  # one-letter words never count
 

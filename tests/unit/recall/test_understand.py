@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from api.understand import understand
+from recall.understand import understand
 
 NOW = datetime(2024, 3, 10, 12, tzinfo=UTC)
 

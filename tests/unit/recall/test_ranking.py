@@ -2,9 +2,18 @@ from datetime import UTC, datetime
 
 import pytest
 
-from api.config import RankingSection
-from api.ranking import Candidate, ItemKind, Ranked, mmr_pack, rank, rrf, score_candidates, valid_at
-from api.understand import understand
+from recall.config import RankingSection
+from recall.ranking import (
+    Candidate,
+    ItemKind,
+    Ranked,
+    mmr_pack,
+    rank,
+    rrf,
+    score_candidates,
+    valid_at,
+)
+from recall.understand import understand
 
 W = RankingSection()
 
@@ -225,7 +234,7 @@ def test_rank_end_to_end_respects_limit_and_budget():
 
 def _eager_mmr(scored, *, lam, limit, token_budget):
     """The textbook greedy MMR: every candidate re-scored against every pick, each step."""
-    from api.ranking import _words, similarity
+    from recall.ranking import _words, similarity
 
     top = max(r.score for r in scored) or 1.0
     pool = list(scored[: max(limit * 3, 60)])

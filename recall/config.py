@@ -1,0 +1,80 @@
+"""Ranking settings: every weight of `context` and `search`, set by `REMGRAPH_RANKING__*`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+_CFG = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+
+class RankingSection(BaseModel):
+    """Weights of the context ranking (`recall/ranking.py`); tuned once, never per question."""
+
+    model_config = _CFG
+
+    rrf_k: float = Field(default=10.0, gt=0)
+    """Reciprocal-rank-fusion constant: a candidate at rank r of a list scores 1/(k + r). Cormack
+    et al. (SIGIR 2009) use 60; 10 was measured better on the LoCoMo dev file (hit@5 +0.02), as
+    the lists here are short and their heads matter most. Larger flattens the head of each list."""
+    fulltext_weight: float = Field(default=1.0, ge=0)
+    """Weight of the fulltext (BM25-style) list in the fusion."""
+    vector_weight: float = Field(default=1.0, ge=0)
+    """Weight of the vector (embedding) list in the fusion."""
+    fulltext_score_weight: float = Field(default=1.0, ge=0)
+    """Weight of the BM25 score (divided by the query's best) added to the fused ranks."""
+    vector_score_weight: float = Field(default=0.5, ge=0)
+    """Weight of the cosine similarity (divided by the query's best) added to the fused ranks."""
+    fulltext_candidates: int = Field(default=100, ge=1, le=1000)
+    """How many fulltext hits the engine returns per query."""
+    fulltext_pool: int = Field(default=200, ge=1, le=10_000)
+    """How many fulltext matches the engine hands over for BM25 scoring in process (200: as good
+    as 400 on the LoCoMo dev file, half the transfer; 100 loses 0.035 hit@5)."""
+    fulltext_match_budget: int = Field(default=4000, ge=0)
+    """Most index-wide matches a fulltext query may make the engine enumerate: query words are
+    searched rarest first while their summed document frequency stays within this (the rarest
+    always); the others still count in BM25 for the turns found. 0 searches every word. Words
+    in most turns otherwise made each query walk much of the collection (measured at 100K turns:
+    41 ms of a 71 ms request)."""
+    bm25_k1: float = Field(default=1.2, gt=0)
+    """BM25 term-frequency saturation."""
+    bm25_b: float = Field(default=0.75, ge=0, le=1)
+    """BM25 length normalisation."""
+    vector_candidates: int = Field(default=100, ge=1, le=1000)
+    """How many vector hits the engine returns per query."""
+    knowledge_candidates: int = Field(default=20, ge=0, le=500)
+    """How many lessons, corrections and facts each fulltext search returns (0: none)."""
+    expand_top: int = Field(default=20, ge=0, le=500)
+    """How many fused candidates get their graph neighbourhood (NEXT, topics, provenance)
+    expanded (20: LoCoMo dev hit@5 0.780 as with 40, 15: 0.779; half the neighbour rows)."""
+    neighbour_window: int = Field(default=2, ge=0, le=3)
+    """Turns either side (via NEXT) whose fused score flows into a turn."""
+    neighbour_weight: float = Field(default=0.5, ge=0)
+    """Share of the best neighbour's fused score a turn receives (dialogue context)."""
+    session_weight: float = Field(default=0.5, ge=0)
+    """Share of its session's aggregate score a turn receives (session context)."""
+    session_top: int = Field(default=3, ge=1, le=50)
+    """How many of a session's best turns make up its aggregate score."""
+    speaker_boost: float = Field(default=0.6, ge=0)
+    """Relative boost of a turn whose speaker the query names."""
+    time_boost: float = Field(default=1.0, ge=0)
+    """Relative boost of an item whose time falls in the range the query names."""
+    knowledge_weight: float = Field(default=1.0, ge=0)
+    """Multiplier of knowledge items (lessons, corrections, facts, topics, layers, primers)."""
+    derived_weight: float = Field(default=0.5, ge=0)
+    """Share of a knowledge item's score passed to the turns it was derived from."""
+    topic_weight: float = Field(default=0.15, ge=0)
+    """Relative boost per unit of (log-scaled) topic weight."""
+    lesson_weight: float = Field(default=0.15, ge=0)
+    """Relative boost per unit of lesson weight × effectiveness."""
+    correction_weight: float = Field(default=0.3, ge=0)
+    """Relative boost per unit of a correction's effective (decayed) weight."""
+    quality_weight: float = Field(default=0.1, ge=0)
+    """Relative boost of items from high-quality sessions (quality − 0.5)."""
+    recency_weight: float = Field(default=0.0, ge=0, le=1)
+    """Share of the score that decays with age (0: age does not matter)."""
+    recency_half_life_days: float = Field(default=90.0, gt=0)
+    """Half-life of the recency decay."""
+    mmr_lambda: float = Field(default=0.95, ge=0, le=1)
+    """Maximal marginal relevance trade-off: 1 ranks by relevance only, 0 by novelty only."""
+    min_score: float = Field(default=0.0, ge=0)
+    """Items scoring below this are dropped."""
