@@ -7,7 +7,7 @@ export TOKENIZERS_PARALLELISM := false
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test test-unit test-integration lint lint-cypher format typecheck schema check eval bench clean
+.PHONY: install run test test-unit test-integration lint lint-cypher format typecheck complexity schema check eval bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null || { echo "need $(PY) on PATH"; exit 1; }
@@ -54,6 +54,9 @@ format: install
 
 typecheck: install
 	$(BIN)/mypy core graph ai knowledge recall api ingest consolidate remgraph
+
+complexity: install ## share of functions over cyclomatic complexity 15 (radon), per package
+	$(BIN)/python tools/complexity.py
 
 schema: install ## refresh the committed GraphQL SDL
 	$(BIN)/remgraph api export-schema > api/schema.graphql

@@ -80,18 +80,9 @@ class QueryRef:
     name: str
 
 
-_REFERENCED: set[str] = set()
-
-
 def Q(name: str) -> QueryRef:  # noqa: N802 - reads like a constructor, by design
     """Reference the query `name`; resolution happens per engine dialect at first use."""
-    _REFERENCED.add(name)
     return QueryRef(name)
-
-
-def referenced_names() -> frozenset[str]:
-    """Names passed to `Q()` so far in this process (imported modules only)."""
-    return frozenset(_REFERENCED)
 
 
 _HEADER = re.compile(r"^//\s*([a-zA-Z\-]+)\s*:\s*(.*?)\s*$")

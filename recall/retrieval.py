@@ -75,23 +75,6 @@ _NO_CAP = 2**31 - 1
 
 
 @dataclass(frozen=True)
-class Scope:
-    """Projects a caller may read: explicit slugs, or `("*",)` for every project."""
-
-    projects: tuple[str, ...]
-
-    def allows(self, project: str) -> bool:
-        """Whether `project` is readable in this scope."""
-        return "*" in self.projects or project in self.projects
-
-    def narrow(self, project: str | None) -> tuple[str, ...]:
-        """The `$projects` parameter for a query optionally restricted to one project."""
-        if project is None:
-            return self.projects
-        return (project,) if self.allows(project) else ()
-
-
-@dataclass(frozen=True)
 class Hit:
     """One search result: an id and the engine's score for it."""
 

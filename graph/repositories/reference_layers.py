@@ -12,7 +12,6 @@ from graph.records import reference_layer_from_record, reference_layer_to_row
 _LIST = Q("reference_layer.list")
 _UPSERT = Q("reference_layer.upsert_many")
 _TURNS = Q("reference_layer.turns")
-_FOR_TOPIC = Q("reference_layer.get_for_topic")
 
 
 class ReferenceLayerRepository:
@@ -25,11 +24,6 @@ class ReferenceLayerRepository:
         """Live layers of `project`."""
         rows = await self._db.read(_LIST, project=project, now=now_ms)
         return [reference_layer_from_record(r["node"]) for r in rows]
-
-    async def for_topic(self, project: str, topic_id: str, now_ms: int) -> ReferenceLayer | None:
-        """The live layer describing `topic_id`, if any."""
-        rows = await self._db.read(_FOR_TOPIC, project=project, topic_id=topic_id, now=now_ms)
-        return reference_layer_from_record(rows[0]["node"]) if rows else None
 
     async def upsert_many(self, layers: Sequence[ReferenceLayer]) -> None:
         """Create or replace layers (one per project and topic)."""

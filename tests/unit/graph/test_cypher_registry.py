@@ -3,6 +3,7 @@ resolves for both dialects, overrides are legitimate and every query is used by 
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -23,15 +24,69 @@ SOURCE_PACKAGES = (
     "consolidate",
     "remgraph",
 )
-_Q_CALL = re.compile(r"""\bQ\(\s*["']([A-Za-z0-9_.]+)["']\s*\)""")
+
+
+def _q_name(node: ast.AST) -> str | None:
+    """The literal query name of a `Q("...")` call, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Q"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value
+    return None
+
+
+def _targets(stmt: ast.stmt) -> set[str]:
+    """Names a module-level assignment binds."""
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign):
+        targets = [stmt.target]
+    else:
+        return set()
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def queries_in_module(source: str) -> tuple[set[str], set[str]]:
+    """(used, unused) query names of one module.
+
+    A `Q("...")` inside a function or class body is used where it stands. A module-level constant
+    (`_GET = Q("x.get")`, or a table of them) is used only when the module reads the name it is
+    bound to somewhere else; a text mention, or a constant nothing reads, does not count.
+    """
+    tree = ast.parse(source)
+    loads: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+    used: set[str] = set()
+    unused: set[str] = set()
+    for stmt in tree.body:
+        names = [n for n in (_q_name(x) for x in ast.walk(stmt)) if n is not None]
+        if not names:
+            continue
+        bound = _targets(stmt)
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and bound:
+            value = stmt.value if stmt.value is not None else ast.Constant(None)
+            own = {x.id for x in ast.walk(value) if isinstance(x, ast.Name)}
+            read = any(loads.get(b, 0) - (b in own) > 0 for b in bound)
+            (used if read else unused).update(names)
+        else:
+            used.update(names)
+    return used, unused
 
 
 def referenced_in_sources() -> dict[str, list[str]]:
-    """Query name -> files that reference it with a literal `Q("...")`."""
+    """Query name -> files that really use it through a `Q("...")` constant."""
     found: dict[str, list[str]] = {}
     for pkg in SOURCE_PACKAGES:
         for path in sorted((ROOT / pkg).rglob("*.py")):
-            for name in _Q_CALL.findall(path.read_text(encoding="utf-8")):
+            used, _ = queries_in_module(path.read_text(encoding="utf-8"))
+            for name in used:
                 found.setdefault(name, []).append(str(path.relative_to(ROOT)))
     return found
 
@@ -94,6 +149,27 @@ def test_every_query_is_referenced_by_code(reg: Registry) -> None:
     used = referenced_in_sources()
     dead = [n for n in reg.all_names() if not n.startswith("schema.") and n not in used]
     assert dead == [], f"queries no code references with Q(...): {dead}"
+
+
+@pytest.mark.parametrize(
+    ("source", "used", "unused"),
+    [
+        ('_GET = Q("a.get")\n\ndef get(db):\n    return db.read(_GET)\n', {"a.get"}, set()),
+        ('_GET = Q("a.get")\n', set(), {"a.get"}),
+        ('_GET = Q("a.get")  # mentioned: _GET\n"_GET"\n', set(), {"a.get"}),
+        (
+            '_T = {"x": Q("a.x"), "y": Q("a.y")}\n\ndef f(k):\n    return _T[k]\n',
+            {"a.x", "a.y"},
+            set(),
+        ),
+        ('def f(db):\n    return db.read(Q("a.inline"))\n', {"a.inline"}, set()),
+        ('class R:\n    upsert_query = Q("a.upsert")\n', {"a.upsert"}, set()),
+    ],
+)
+def test_dead_query_check_counts_only_real_use(
+    source: str, used: set[str], unused: set[str]
+) -> None:
+    assert queries_in_module(source) == (used, unused)
 
 
 def test_every_referenced_name_exists(reg: Registry) -> None:
