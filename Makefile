@@ -52,8 +52,8 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-typecheck: install
-	$(BIN)/mypy core graph ai knowledge recall api ingest consolidate remgraph
+typecheck: install ## mypy --strict (pinned in the dev extra) over every package and tools/
+	$(BIN)/mypy core graph ai knowledge recall api ingest consolidate remgraph tools
 
 complexity: install ## share of functions over cyclomatic complexity 15 (radon), per package
 	$(BIN)/python tools/complexity.py

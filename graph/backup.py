@@ -22,6 +22,8 @@ from graph.errors import GraphError
 
 FORMAT = "remgraph-falkordb-backup"
 VERSION = 1
+GRAPH_TYPE = "graphdata"
+"""What `TYPE key` answers for a FalkorDB graph."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,21 @@ def _client(unix_socket: str | None, host: str, port: int, password: str | None)
     return Redis(host=host, port=port, password=password)
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+async def graph_keys(r: Redis) -> list[str]:
+    """Names of the FalkorDB graphs on the server, sorted.
+
+    A client may answer in bytes or, with `decode_responses=True`, in str; both are read alike
+    (comparing the `TYPE` reply with `b"graphdata"` alone found no graph on a decoding client, so
+    a backup silently held nothing).
+    """
+    names = [_text(k) for k in await r.keys("*") if _text(await r.type(k)) == GRAPH_TYPE]
+    return sorted(names)
+
+
 async def backup(
     out: Path,
     *,
@@ -51,9 +68,7 @@ async def backup(
     """Write every graph key (or the named ones) to `out`."""
     r = _client(unix_socket, host, port, password)
     try:
-        names = graphs or sorted(
-            [k.decode() for k in await r.keys("*") if (await r.type(k)) == b"graphdata"]
-        )
+        names = graphs or await graph_keys(r)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(out.suffix + ".tmp")
         with gzip.open(tmp, "wt", encoding="utf-8") as f:
@@ -98,12 +113,12 @@ async def restore(
     r = _client(unix_socket, host, port, password)
     try:
         if not replace:
-            taken = [e["key"] for e in entries if await r.exists(e["key"])]
+            taken = [x["key"] for x in entries if await r.exists(x["key"])]
             if taken:
                 raise GraphError(f"graphs already exist: {taken}; pass --replace to overwrite")
-        for e in entries:
-            await r.restore(e["key"], 0, base64.b64decode(e["dump"]), replace=replace)
+        for entry in entries:
+            await r.restore(entry["key"], 0, base64.b64decode(entry["dump"]), replace=replace)
         size = await asyncio.to_thread(lambda: src.stat().st_size)
-        return BackupInfo(src, tuple(e["key"] for e in entries), size)
+        return BackupInfo(src, tuple(x["key"] for x in entries), size)
     finally:
         await r.aclose()

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from redis import Redis
+from redis.asyncio import Redis as AsyncRedis
 
-from graph.backup import backup, restore
+from graph.backup import backup, graph_keys, restore
 from graph.config import EmbeddedSettings
 from graph.cypher import Q
 from graph.embedded import EmbeddedServer
@@ -116,6 +117,25 @@ async def test_backup_restore_round_trip(server: EmbeddedServer, tmp_path: Path)
     await db.close()
     assert "before" in ids
     assert "after" not in ids
+
+
+@pytest.mark.parametrize("decode", [False, True])
+async def test_graph_keys_reads_bytes_and_str_replies(
+    server: EmbeddedServer, tmp_path: Path, decode: bool
+) -> None:
+    server.start()
+    sock = str(server.socket_path)
+    db = FalkorDBGraph(graph_name="grafé", unix_socket=sock)
+    await migrate(db)
+    await db.close()
+    r = AsyncRedis(unix_socket_path=sock, decode_responses=decode)
+    try:
+        await r.set("not-a-graph", "x")
+        assert await graph_keys(r) == ["grafé"]
+    finally:
+        await r.aclose()
+    info = await backup(tmp_path / "b.rgbak", unix_socket=sock)
+    assert info.graphs == ("grafé",)
 
 
 def _cli(args: list[str], data: Path, **env: str) -> subprocess.CompletedProcess[str]:
