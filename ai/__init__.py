@@ -1,4 +1,4 @@
 """Clients for models: local and OpenAI-compatible embedders, and the structured LLM client.
 
-Above `graph` (it reads its settings from `graph.config`), below the apps that call models.
+Above `graph`, below the apps that call models; its settings are `ai.config`.
 """

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ai.config import EmbeddingSettings
 from core.ids import content_hash
-from graph.config import EmbeddingSettings
 
 if TYPE_CHECKING:
     import numpy.typing as npt

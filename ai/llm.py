@@ -27,7 +27,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from graph.config import LLMSettings
+from ai.config import LLMSettings
 
 __all__ = [
     "LLMClient",

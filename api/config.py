@@ -1,6 +1,6 @@
 """Settings of the API service: where it listens, its limits, and (from `recall`) ranking weights.
 
-`ApiSettings` extends `GraphSettings`, so one environment configures both:
+`ApiSettings` extends `AISettings` (graph and model settings), so one environment configures all:
 `REMGRAPH_API__PORT=8765`, `REMGRAPH_RANKING__RRF_K=60`, `REMGRAPH_ENGINE=neo4j`.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.config import GraphSettings
+from ai.config import AISettings
 from recall.config import RankingSection
 
 _CFG = ConfigDict(frozen=True, use_attribute_docstrings=True)
@@ -56,8 +56,8 @@ class ApiSection(BaseModel):
     (every request that hit one, ~2%), after the freeze single-client p99 went 148 → 78 ms."""
 
 
-class ApiSettings(GraphSettings):
-    """Settings of the API process: the graph core's plus `api` and `ranking` sections."""
+class ApiSettings(AISettings):
+    """Settings of the API process: graph and model settings plus `api` and `ranking` sections."""
 
     api: ApiSection = Field(default_factory=ApiSection)
     ranking: RankingSection = Field(default_factory=RankingSection)

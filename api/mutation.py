@@ -13,9 +13,9 @@ from api.context import Context
 from api.query import EXPECTED, error_type
 from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from api.types.knowledge import Correction, Fact
+from core.timeutil import parse_ms
 from graph.errors import InvalidInputError
 from graph.ports import TurnInput
-from recall.retrieval import parse_time
 
 Info = strawberry.Info[Context, None]
 
@@ -240,7 +240,7 @@ class Mutation:
                 raise InvalidInputError("validTo", "needs a time zone")
         except EXPECTED as e:
             return error_type(e)
-        end = parse_time(valid_to) or ctx.now_ms
+        end = parse_ms(valid_to) or ctx.now_ms
         f = await ctx.resources.reader.close_fact(id, (scope,), ctx.now_ms, end)
         if f is None:
             return NotFound(

@@ -39,11 +39,11 @@ from api.types.knowledge import (
     TopicConnection,
 )
 from api.types.pagination import decode_cursor, make_connection
-from core.timeutil import from_ms, now_ms
+from core.timeutil import from_ms, now_ms, parse_ms
 from graph.errors import InvalidInputError, NotFoundError
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRecord
 from recall.ranking import FULLTEXT, VECTOR, ItemKind, Ranked, rrf
-from recall.retrieval import Hit, parse_time
+from recall.retrieval import Hit
 
 Info = strawberry.Info[Context, None]
 
@@ -164,8 +164,8 @@ async def _page(
         kind,
         scope,
         project=project,
-        as_of=parse_time(as_of) or now,
-        known_at=parse_time(known_at) or now,
+        as_of=parse_ms(as_of) or now,
+        known_at=parse_ms(known_at) or now,
         skip=offset,
         limit=first + 1,
     )
@@ -214,8 +214,8 @@ class Query:
                 scope,
                 limit=limit,
                 token_budget=budget,
-                as_of=parse_time(as_of),
-                known_at=parse_time(known_at),
+                as_of=parse_ms(as_of),
+                known_at=parse_ms(known_at),
                 kinds=None if kinds is None else frozenset(k.to_item_kind() for k in kinds),
             )
         except EXPECTED as e:
@@ -257,8 +257,8 @@ class Query:
             if want > ctx.settings.api.max_limit * 5:
                 raise InvalidInputError("after", "search pages end at 5 × the maximum page size")
             now = ctx.now_ms
-            as_of_ms = parse_time(as_of) or now
-            known_ms = parse_time(known_at) or now
+            as_of_ms = parse_ms(as_of) or now
+            known_ms = parse_ms(known_at) or now
             ret = ctx.resources.retrieval
             ft: list[Hit] = []
             vec: list[Hit] = []

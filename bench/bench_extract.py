@@ -31,9 +31,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ai.config import EmbeddingSettings  # noqa: E402
 from ai.embed import make_embedder  # noqa: E402
 from bench.common import write_result  # noqa: E402
-from graph.config import EmbeddedSettings, EmbeddingSettings  # noqa: E402
+from graph.config import EmbeddedSettings  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402

@@ -175,8 +175,8 @@ async def bench_job(edges: list[tuple[str, str, float]], nodes: int, data: Path)
 
 
 async def bench_locomo(path: Path, data: Path) -> dict[str, Any]:
+    from ai.config import EmbeddingSettings
     from ai.embed import make_embedder
-    from graph.config import EmbeddingSettings
     from ingest.config import IngestSettings
     from ingest.extract.service import ExtractionHook
     from ingest.pipeline import ingest_paths

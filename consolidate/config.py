@@ -1,6 +1,6 @@
 """Settings of the REM cycle: Leiden parameters, thresholds, budgets and per-job schedules.
 
-Nested into `ConsolidateSettings(GraphSettings)`, so the environment reads
+Nested into `ConsolidateSettings`, so the environment reads
 `REMGRAPH_CONSOLIDATE__SEED`, `REMGRAPH_CONSOLIDATE__SCHEDULES__DUPLICATES__EVERY`, and so on.
 """
 
@@ -12,7 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from graph.config import GraphSettings
+from ai.config import AISettings
+from knowledge.config import KnowledgeSettings
 
 ScheduleKind = Literal["cron", "linear", "fibonacci", "logarithmic"]
 
@@ -86,27 +87,11 @@ class ConsolidateSection(BaseModel):
     """Usage count from which an item counts as high-use."""
     query_window_days: float = Field(default=30.0, gt=0)
     """Recent `context` requests (ContextQuery nodes) looked at for keyword matches."""
-    # graduation
-    pattern_sessions: int = Field(default=2, ge=1)
-    """Distinct sessions for correction → pattern."""
-    preference_sessions: int = Field(default=4, ge=1)
-    """Distinct sessions for pattern → preference."""
-    rule_sessions: int = Field(default=5, ge=1)
-    """Distinct sessions (or explicit confirmation) for preference → rule."""
-    reinforcement_exponent: float = Field(default=0.5, ge=0)
-    """`g` in `base × reinforcement^g × exp(−days/half_life)`."""
     # extraction
     theme_sessions: int = Field(default=3, ge=1)
     """A topic in this many sessions with no lesson becomes a finding."""
     todo_sessions: int = Field(default=5, ge=1)
     """A todo open across this many later sessions becomes a finding."""
-    # topic weights
-    dormant_days: float = Field(default=14.0, gt=0)
-    """A topic unseen for this long is dormant."""
-    completed_days: float = Field(default=90.0, gt=0)
-    """A topic unseen for this long is completed."""
-    recency_half_life_days: float = Field(default=14.0, gt=0)
-    """Half-life of the recency term of topic weight."""
     # rollups
     daily_budget: int = Field(default=8_000, ge=500)
     """Bytes per daily primer."""
@@ -163,8 +148,12 @@ class ConsolidateSection(BaseModel):
         return self.schedules.get(job) or _default_schedules().get(job) or Schedule()
 
 
-class ConsolidateSettings(GraphSettings):
-    """Graph settings plus the `consolidate` section."""
+class ConsolidateSettings(AISettings, KnowledgeSettings):
+    """Graph, model and knowledge-rule settings plus the `consolidate` section.
+
+    Correction graduation and topic weights follow the shared `corrections` and `topics` rules
+    (`knowledge.config`), the same ones extraction applies.
+    """
 
     model_config = SettingsConfigDict(
         env_prefix="REMGRAPH_",

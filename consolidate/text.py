@@ -2,35 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-+.#]{2,}")
-
-_STOPWORDS_TEXT = """
-a about above after again against all also am an and any are aren't as at be because been
-before being below between both but by can could did do does doing don't down during each
-few for from further had has have having he her here hers herself him himself his how i if
-in into is it its itself just let like me more most my myself no nor not now of off on once
-only or other our ours ourselves out over own same she should so some such than that the
-their theirs them themselves then there these they this those through to too under until up
-use used using very was we were what when where which while who whom why will with would you
-your yours yourself yourselves yes yeah okay ok get got make made one two also really thing
-things way want need know think going go see say said lot instead actually please thanks
-thank sure well right just still much many every something anything
-"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased content words of `text` (≥ 3 characters, no stopwords)."""
-    out = []
-    for m in _WORD.finditer(text or ""):
-        w = m.group(0).lower().strip(".-")
-        if len(w) >= 3 and w not in STOPWORDS:
-            out.append(w)
-    return out
+from core.text import content_words
 
 
 def top_keywords(
@@ -47,7 +22,7 @@ def top_keywords(
             if w:
                 counts[w] += 2
     for t in texts:
-        counts.update(set(tokens(t)))
+        counts.update(set(content_words(t)))
     return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
 
 

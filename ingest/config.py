@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.config import GraphSettings
+from ai.config import AISettings
 from ingest.extract.config import ExtractSettings
+from knowledge.config import KnowledgeSettings
 
 __all__ = ["IngestSection", "IngestSettings"]
 
@@ -31,8 +32,8 @@ class IngestSection(BaseModel):
     """Polling period of `--watch`."""
 
 
-class IngestSettings(GraphSettings):
-    """Graph settings plus the `ingest` section."""
+class IngestSettings(AISettings, KnowledgeSettings):
+    """Graph, model and knowledge-rule settings plus the `ingest` and `extract` sections."""
 
     ingest: IngestSection = Field(default_factory=IngestSection)
     extract: ExtractSettings = Field(default_factory=ExtractSettings)

@@ -9,26 +9,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from graph.models import CorrectionStatus, TopicPhase
+from graph.models import CorrectionStatus
 
 __all__ = [
-    "DAY_MS",
     "STATUS_ORDER",
-    "TopicSignals",
     "correction_effective_weight",
     "correction_status",
-    "days_between",
     "decay",
-    "engagement_score",
-    "frequency_score",
     "lesson_quality",
-    "recency_score",
-    "topic_phase",
-    "topic_weight",
 ]
-
-DAY_MS = 86_400_000
-"""Milliseconds per day."""
 
 STATUS_ORDER: dict[CorrectionStatus, int] = {
     "correction": 0,
@@ -37,11 +26,6 @@ STATUS_ORDER: dict[CorrectionStatus, int] = {
     "rule": 3,
 }
 """Graduation order of correction statuses; a status never moves backwards."""
-
-
-def days_between(earlier_ms: int, later_ms: int) -> float:
-    """Days from `earlier_ms` to `later_ms` (epoch ms), never negative."""
-    return max(0.0, (later_ms - earlier_ms) / DAY_MS)
 
 
 def decay(days: float, half_life_days: float) -> float:
@@ -115,64 +99,6 @@ def correction_status(
     return new if STATUS_ORDER[new] > STATUS_ORDER[current] else current
 
 
-def frequency_score(message_count: int, reference: int = 50) -> float:
-    """Log-scaled mention frequency in [0, 1]; `reference` mentions score 1."""
-    if message_count <= 0:
-        return 0.0
-    return min(1.0, math.log1p(message_count) / math.log1p(reference))
-
-
-def recency_score(days_since_last_seen: float, half_life_days: float = 14.0) -> float:
-    """Exponential recency in (0, 1]."""
-    return decay(days_since_last_seen, half_life_days)
-
-
-def engagement_score(sessions: int, projects: int = 1, reference_sessions: int = 10) -> float:
-    """Breadth of engagement in [0, 1]: distinct sessions (log-scaled) + cross-project bonus."""
-    if sessions <= 0:
-        return 0.0
-    base = min(1.0, math.log1p(sessions) / math.log1p(reference_sessions))
-    bonus = 0.1 * max(0, projects - 1)
-    return min(1.0, base + bonus)
-
-
-class TopicSignals:
-    """The four normalised signals of a topic's weight (each in [0, 1])."""
-
-    __slots__ = ("depth", "engagement", "frequency", "recency")
-
-    def __init__(self, frequency: float, recency: float, depth: float, engagement: float) -> None:
-        self.frequency = frequency
-        self.recency = recency
-        self.depth = depth
-        self.engagement = engagement
-
-
-def topic_weight(s: TopicSignals) -> float:
-    """`0.3·frequency + 0.3·recency + 0.2·depth + 0.2·engagement`, in [0, 1]."""
-    clamp = _clamp01
-    return (
-        0.3 * clamp(s.frequency)
-        + 0.3 * clamp(s.recency)
-        + 0.2 * clamp(s.depth)
-        + 0.2 * clamp(s.engagement)
-    )
-
-
-def topic_phase(
-    days_since_last_seen: float,
-    *,
-    dormant_after_days: float = 14.0,
-    completed_after_days: float = 60.0,
-) -> TopicPhase:
-    """`active` while recently discussed, `dormant` after a quiet spell, `completed` after long."""
-    if days_since_last_seen >= completed_after_days:
-        return "completed"
-    if days_since_last_seen >= dormant_after_days:
-        return "dormant"
-    return "active"
-
-
 def lesson_quality(
     *,
     has_examples: bool,
@@ -193,7 +119,3 @@ def lesson_quality(
 def mean(values: Sequence[float]) -> float:
     """Arithmetic mean; 0 for an empty sequence."""
     return sum(values) / len(values) if values else 0.0
-
-
-def _clamp01(x: float) -> float:
-    return 0.0 if x < 0 else 1.0 if x > 1 else x

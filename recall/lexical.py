@@ -10,52 +10,14 @@ size and mean length from the project's turn statistics.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from functools import cache, lru_cache
-from typing import Any
 
-from recall.understand import STOPWORDS
-
-_TOKEN = re.compile(r"[a-z0-9]{2,}")  # one-letter words never count
-
-
-@cache
-def _stemmer() -> Any:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
-class _StemCache(dict[str, str]):
-    """Word → stem; a hit is one C-level dict lookup (4x faster than the stemmer's own cache)."""
-
-    def __missing__(self, word: str) -> str:
-        if len(self) >= _STEM_CACHE_MAX:
-            self.clear()
-        out: str = _stemmer().stemWord(word)
-        self[word] = out
-        return out
-
-
-_STEM_CACHE_MAX = 500_000
-_STEMS = _StemCache()
-_stem_of = _STEMS.__getitem__
-
-
-def stem(word: str) -> str:
-    """English Snowball stem of a lower-case word."""
-    return _stem_of(word)
-
-
-@lru_cache(maxsize=50_000)
-def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(map(_stem_of, [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]))
+from core.text import search_tokens as _tokens
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case, drop stop words and one-letter words, stem (memoised per text)."""
+    """Lower-case, drop stop words and one-letter words, stem (`core.text.search_tokens`)."""
     return list(_tokens(text))
 
 

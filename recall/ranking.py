@@ -26,17 +26,15 @@ Every weight is a field of `RankingSection`; `why` on each result holds each sig
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.text import alnum_words
+from core.timeutil import DAY_MS
 from recall.config import RankingSection
 from recall.understand import QueryIntent
-
-_DAY_MS = 86_400_000
-_WORDS = re.compile(r"[a-z0-9]+")
 
 
 class ItemKind(StrEnum):
@@ -126,7 +124,7 @@ def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORDS.findall(text.lower()))
+    return frozenset(alnum_words(text))
 
 
 def similarity(
@@ -322,7 +320,7 @@ def score_candidates(
             why["quality"] = q
             mult *= q
         if w.recency_weight and c.time_ms is not None and now_ms is not None:
-            age_days = max(0.0, (now_ms - c.time_ms) / _DAY_MS)
+            age_days = max(0.0, (now_ms - c.time_ms) / DAY_MS)
             decay = 0.5 ** (age_days / w.recency_half_life_days)
             rec = (1.0 - w.recency_weight) + w.recency_weight * decay
             why["recency"] = rec

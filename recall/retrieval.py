@@ -11,19 +11,18 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from ai.embed import Embedder
-from core.timeutil import OPEN, from_ms, now_ms
+from core.text import QUERY_STOPWORDS, unicode_words
+from core.timeutil import OPEN, days_between, from_ms, now_ms
 from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
 from graph.errors import GraphError
-from knowledge.scoring import correction_effective_weight, days_between
+from knowledge.scoring import correction_effective_weight
 from recall.config import RankingSection
 from recall.lexical import bm25, prune_terms
 from recall.ranking import (
@@ -37,7 +36,7 @@ from recall.ranking import (
     rrf,
     score_candidates,
 )
-from recall.understand import STOPWORDS, QueryIntent, understand
+from recall.understand import QueryIntent, understand
 
 log = logging.getLogger("remgraph.recall.retrieval")
 K = TypeVar("K")
@@ -69,7 +68,6 @@ _KNOWLEDGE_KINDS = frozenset(
 _SPEAKER_TTL_S = 60.0
 _DF_TTL_S = 300.0
 _DF_CACHE_MAX = 200_000
-_WORDS = re.compile(r"\w+")
 _VECTOR_OVERSAMPLE = 4
 _NO_CAP = 2**31 - 1
 
@@ -294,7 +292,7 @@ class RetrievalService:
         matches).
         """
         # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
-        words = list(dict.fromkeys(w for w in _WORDS.findall(text.lower()) if w not in STOPWORDS))
+        words = list(dict.fromkeys(w for w in unicode_words(text) if w not in QUERY_STOPWORDS))
         budget = self.ranking.fulltext_match_budget
         if not words or not projects or budget <= 0:
             return words, words, {}
@@ -685,8 +683,3 @@ def session_neighbours(rows: Sequence[dict[str, Any]], window: int) -> dict[str,
 
 async def _no_rows() -> list[dict[str, Any]]:
     return []
-
-
-def parse_time(value: datetime | None) -> int | None:
-    """Epoch ms of an optional aware datetime."""
-    return None if value is None else int(value.timestamp() * 1000)

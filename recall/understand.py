@@ -8,14 +8,14 @@ helps as a range on the turn's date. `understand` extracts both and leaves the r
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+from core.text import QUERY_STOPWORDS, query_words
+from core.timeutil import MONTHS, RELATIVE_TIME, month_range, relative_range, to_ms, year_range
+
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _YEAR = r"(19\d{2}|20\d{2})"
 _MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE)
 _DAY_MONTH_YEAR = re.compile(
@@ -25,29 +25,8 @@ _MONTH_DAY_YEAR = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.IGNORECASE
 )
 _IN_YEAR = re.compile(rf"\b(?:in|during|of|since|before|after)\s+{_YEAR}\b", re.IGNORECASE)
-_RELATIVE = re.compile(
-    r"\b(yesterday|today|last\s+(?:week|month|year)|this\s+(?:week|month|year)|"
-    r"(?:a|one|two|three|few)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
-    re.IGNORECASE,
-)
 _TEMPORAL_Q = re.compile(
     r"\b(when|what\s+(?:date|time|year|month|day)|how\s+long)\b", re.IGNORECASE
-)
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
-
-# Common English function words: matching them adds noise, never evidence.
-STOPWORDS = frozenset(
-    (  # noqa: SIM905 - a word list reads better as text
-        "a about above after again against all am an and any are as at be because been "
-        "before being below between both but by can could did do does doing down during "
-        "each few for from further had has have having he her here hers herself him "
-        "himself his how i if in into is it its itself just me more most my myself no nor "
-        "not now of off on once only or other our ours ourselves out over own same she "
-        "should so some such than that the their theirs them themselves then there these "
-        "they this those through to too under until up very was we were what when where "
-        "which while who whom why will with would you your yours yourself yourselves s t "
-        "don shall may might must also ever kind like get got go went "
-    ).split()
 )
 
 
@@ -85,14 +64,8 @@ class QueryIntent:
         return " ".join(self.terms) if self.terms else self.text
 
 
-def _ms(dt: datetime) -> int:
-    return int(dt.timestamp() * 1000)
-
-
 def _month_range(year: int, month: int, label: str) -> TimeRange:
-    start = datetime(year, month, 1, tzinfo=UTC)
-    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-    return TimeRange(_ms(start), _ms(end), label)
+    return TimeRange(*month_range(year, month), label)
 
 
 def _day_range(year: int, month: int, day: int, label: str) -> TimeRange | None:
@@ -101,38 +74,11 @@ def _day_range(year: int, month: int, day: int, label: str) -> TimeRange | None:
     except ValueError:
         return None
     # A day named in a conversation is often reported a little later: widen to a week after.
-    return TimeRange(_ms(start - timedelta(days=1)), _ms(start + timedelta(days=8)), label)
+    return TimeRange(to_ms(start - timedelta(days=1)), to_ms(start + timedelta(days=8)), label)
 
 
 def _relative(expr: str, now: datetime) -> TimeRange:
-    e = " ".join(expr.lower().split())
-    day = datetime(now.year, now.month, now.day, tzinfo=UTC)
-    if e == "today":
-        return TimeRange(_ms(day), _ms(day + timedelta(days=1)), e)
-    if e == "yesterday":
-        return TimeRange(_ms(day - timedelta(days=1)), _ms(day), e)
-    if e in {"this week", "last week"}:
-        monday = day - timedelta(days=day.weekday())
-        if e == "last week":
-            monday -= timedelta(days=7)
-        return TimeRange(_ms(monday), _ms(monday + timedelta(days=7)), e)
-    if e in {"this month", "last month"}:
-        y, m = now.year, now.month
-        if e == "last month":
-            y, m = (y - 1, 12) if m == 1 else (y, m - 1)
-        return _month_range(y, m, e)
-    if e in {"this year", "last year"}:
-        y = now.year - (e == "last year")
-        return TimeRange(
-            _ms(datetime(y, 1, 1, tzinfo=UTC)), _ms(datetime(y + 1, 1, 1, tzinfo=UTC)), e
-        )
-    # "<n> <unit>s ago": a window around that point
-    n_word, unit = e.split()[:2]
-    n = {"a": 1, "one": 1, "two": 2, "three": 3, "few": 3}.get(n_word, 1)
-    days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit.rstrip("s")]
-    centre = now - timedelta(days=n * days)
-    half = timedelta(days=max(1, days // 2))
-    return TimeRange(_ms(centre - half), _ms(centre + half), e)
+    return TimeRange(*relative_range(expr, now), " ".join(expr.lower().split()))
 
 
 def find_times(text: str, now: datetime) -> tuple[list[TimeRange], str]:
@@ -144,31 +90,25 @@ def find_times(text: str, now: datetime) -> tuple[list[TimeRange], str]:
         return " " * (m.end() - m.start())
 
     for m in _DAY_MONTH_YEAR.finditer(rest):
-        r = _day_range(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)), m.group(0))
+        r = _day_range(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)), m.group(0))
         if r:
             found.append(r)
     rest = _DAY_MONTH_YEAR.sub(cut, rest)
     for m in _MONTH_DAY_YEAR.finditer(rest):
-        r = _day_range(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)), m.group(0))
+        r = _day_range(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m.group(0))
         if r:
             found.append(r)
     rest = _MONTH_DAY_YEAR.sub(cut, rest)
     for m in _MONTH_YEAR.finditer(rest):
-        found.append(_month_range(int(m.group(2)), _MONTHS[m.group(1).lower()], m.group(0)))
+        found.append(_month_range(int(m.group(2)), MONTHS[m.group(1).lower()], m.group(0)))
     rest = _MONTH_YEAR.sub(cut, rest)
     for m in _IN_YEAR.finditer(rest):
         y = int(m.group(1))
-        found.append(
-            TimeRange(
-                _ms(datetime(y, 1, 1, tzinfo=UTC)),
-                _ms(datetime(y + 1, 1, 1, tzinfo=UTC)),
-                m.group(0),
-            )
-        )
+        found.append(TimeRange(*year_range(y), m.group(0)))
     rest = _IN_YEAR.sub(cut, rest)
-    for m in _RELATIVE.finditer(rest):
+    for m in RELATIVE_TIME.finditer(rest):
         found.append(_relative(m.group(0), now))
-    rest = _RELATIVE.sub(cut, rest)
+    rest = RELATIVE_TIME.sub(cut, rest)
     return found, rest
 
 
@@ -203,9 +143,9 @@ def understand(
                 name_words.update(f.split())
     terms: list[str] = []
     seen: set[str] = set()
-    for w in _WORD.findall(rest):
+    for w in query_words(rest):
         lw = w.lower().removesuffix("'s")
-        if lw in STOPWORDS or lw in name_words or len(lw) < 2 or lw in seen:
+        if lw in QUERY_STOPWORDS or lw in name_words or len(lw) < 2 or lw in seen:
             continue
         seen.add(lw)
         terms.append(lw)

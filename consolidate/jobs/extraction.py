@@ -11,7 +11,8 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from consolidate.models import JobContext, JobResult
-from consolidate.text import clip, tokens
+from consolidate.text import clip
+from core.text import content_words
 from graph.models import Finding
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.rem import RemRepository
@@ -29,8 +30,8 @@ async def run(ctx: JobContext) -> JobResult:
     nodes = await CommunityRepository(ctx.db).project_nodes(pf, ctx.now_ms)
     lessons = [n for n in nodes if n["kind"] == "lesson"]
     lesson_turns = {t for n in lessons for t in n["turn_ids"] or []}
-    lesson_words = {w for n in lessons for k in (n["keywords"] or []) for w in tokens(k)}
-    lesson_words |= {w for n in lessons for w in tokens(n["title"] or "")}
+    lesson_words = {w for n in lessons for k in (n["keywords"] or []) for w in content_words(k)}
+    lesson_words |= {w for n in lessons for w in content_words(n["title"] or "")}
     findings: list[Finding] = []
     counts = {"themes": 0, "pending_todos": 0, "decisions": 0}
 
@@ -39,7 +40,9 @@ async def run(ctx: JobContext) -> JobResult:
         if len(sessions) < cfg.theme_sessions:
             continue
         covered_by_turns = bool(set(t["message_ids"] or []) & lesson_turns)
-        words = {w for k in (t["keywords"] or []) for w in tokens(k)} | set(tokens(t["title"]))
+        words = {w for k in (t["keywords"] or []) for w in content_words(k)} | set(
+            content_words(t["title"])
+        )
         if covered_by_turns or (words and words <= lesson_words):
             continue
         counts["themes"] += 1
@@ -75,7 +78,7 @@ async def run(ctx: JobContext) -> JobResult:
                     )
         elif f["kind"] == "decision":
             turns = set(f["turn_ids"] or [])
-            words = set(tokens(f["statement"] or ""))
+            words = set(content_words(f["statement"] or ""))
             if turns & lesson_turns or (words and len(words & lesson_words) >= 0.6 * len(words)):
                 continue
             counts["decisions"] += 1

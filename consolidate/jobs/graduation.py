@@ -1,9 +1,10 @@
 """graduation: corrections move correction → pattern → preference → rule; contradiction demotes.
 
-Promotion follows `knowledge.scoring.correction_status` with the thresholds in settings (distinct
-sessions, sightings, human confirmation). A live, newer correction that `CONTRADICTS` one demotes it
-one step, once per contradicting correction (remembered in `demoted_for`), blocks further promotion
-while it lives, and yields a finding proposing to archive the older correction.
+Promotion follows `knowledge.scoring.correction_status` with the shared `corrections` rules
+(distinct sessions, sightings, human confirmation), the thresholds extraction applies too. A live,
+newer correction that `CONTRADICTS` one demotes it one step, once per contradicting correction
+(remembered in `demoted_for`), blocks further promotion while it lives, and yields a finding
+proposing to archive the older correction.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def demote(status: CorrectionStatus) -> CorrectionStatus:
 
 async def run(ctx: JobContext) -> JobResult:
     """Promote and demote corrections."""
-    cfg = ctx.settings.consolidate
+    rules = ctx.settings.corrections
     repo = RemRepository(ctx.db)
     records = await repo.corrections(ctx.project_filter, ctx.now_ms)
     updates: list[tuple[str, dict[str, Any]]] = []
@@ -73,9 +74,9 @@ async def run(ctx: JobContext) -> JobResult:
             sightings=sightings,
             consistent=not rec.contradictions,
             confirmed=c.confirmed,
-            rule_after=cfg.rule_sessions,
-            preference_after=cfg.preference_sessions,
-            pattern_after=cfg.pattern_sessions,
+            rule_after=rules.rule_after_sessions,
+            preference_after=rules.preference_after_sessions,
+            pattern_after=rules.pattern_after_sessions,
         )
         if new_status != c.status:
             promoted[new_status] = promoted.get(new_status, 0) + 1

@@ -13,8 +13,9 @@ from typing import Any
 
 from consolidate.models import JobContext, JobResult
 from consolidate.projection import KnowledgeNode, node_from_row
-from consolidate.text import clip, fit_bytes, tokens
+from consolidate.text import clip, fit_bytes
 from core.ids import make_id
+from core.text import content_words
 from graph.models import ReferenceLayer
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.reference_layers import ReferenceLayerRepository
@@ -33,12 +34,12 @@ def related(topic: dict[str, Any], items: list[KnowledgeNode]) -> list[Knowledge
     """Items sharing a turn, a session or a keyword with the topic, heaviest first."""
     turns = set(topic["message_ids"] or [])
     sessions = set(topic["sessions"] or [])
-    words = {w for k in (topic["keywords"] or []) for w in tokens(k)} | set(
-        tokens(topic["title"] or "")
+    words = {w for k in (topic["keywords"] or []) for w in content_words(k)} | set(
+        content_words(topic["title"] or "")
     )
     out = []
     for it in items:
-        iw = {w for k in it.keywords for w in tokens(k)} | set(tokens(it.title))
+        iw = {w for k in it.keywords for w in content_words(k)} | set(content_words(it.title))
         if set(it.turn_ids) & turns or set(it.session_ids) & sessions or iw & words:
             out.append(it)
     return sorted(out, key=lambda x: (-x.weight, x.id))

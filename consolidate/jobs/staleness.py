@@ -16,11 +16,12 @@ from datetime import timedelta
 from typing import Any
 
 from consolidate.models import JobContext, JobResult
-from consolidate.text import clip, tokens
-from core.timeutil import to_ms
+from consolidate.text import clip
+from core.text import content_words
+from core.timeutil import days_between, to_ms
 from graph.models import Finding
 from graph.repositories.rem import RemRepository
-from knowledge.scoring import correction_effective_weight, days_between
+from knowledge.scoring import correction_effective_weight
 
 FADED = 0.05
 """Effective weight under which an ungraduated correction is proposed for archiving."""
@@ -43,7 +44,7 @@ async def run(ctx: JobContext) -> JobResult:
     since = to_ms(ctx.now - timedelta(days=cfg.query_window_days))
     texts = await repo.recent_texts(ctx.project_filter, since)
     queries = [t for t, src in texts if src == "query"]
-    vocab = {w for t in (queries or [t for t, _ in texts]) for w in tokens(t)}
+    vocab = {w for t in (queries or [t for t, _ in texts]) for w in content_words(t)}
     findings: list[Finding] = []
     counts = {"stale": 0, "needs_refinement": 0, "unqueried": 0, "faded": 0}
 
@@ -83,7 +84,7 @@ async def run(ctx: JobContext) -> JobResult:
                 )
             )
             return
-        kw = {w for k in keywords for w in tokens(k)}
+        kw = {w for k in keywords for w in content_words(k)}
         if vocab and kw and age > cfg.query_window_days and not (kw & vocab):
             counts["unqueried"] += 1
             findings.append(
@@ -118,7 +119,7 @@ async def run(ctx: JobContext) -> JobResult:
             c.confidence,
             c.reinforcement,
             days,
-            g=cfg.reinforcement_exponent,
+            g=ctx.settings.corrections.reinforcement_exponent,
             half_life_days=c.half_life_days,
         )
         dec = decayed_confidence(c.confidence, days, c.half_life_days)

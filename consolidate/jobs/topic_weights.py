@@ -1,10 +1,8 @@
 """topic_weights: recompute topic weights and phases, and co-occurrence strengths.
 
-Weight = 0.3·frequency + 0.3·recency + 0.2·depth + 0.2·engagement (`knowledge.scoring`), with
-depth = mentions per session / 8 (capped at 1), the same signals extraction uses on ingest.
-Recency and phase are measured against the latest activity when that lies in the past, so a
-historic import does not all look dormant. Co-occurrence: topics sharing n sessions get
-`RELATED_TO` weight n / (n + 2); existing edges keep their direction.
+Weight and phase follow `knowledge.topics.topic_standings` with the shared `topics` rules, the
+same function and thresholds extraction applies at the end of an ingest run. Co-occurrence: topics
+sharing n sessions get `RELATED_TO` weight n / (n + 2); existing edges keep their direction.
 """
 
 from __future__ import annotations
@@ -14,15 +12,7 @@ from typing import Any
 
 from consolidate.models import JobContext, JobResult
 from graph.repositories.rem import RemRepository
-from knowledge.scoring import (
-    TopicSignals,
-    days_between,
-    engagement_score,
-    frequency_score,
-    recency_score,
-    topic_phase,
-    topic_weight,
-)
+from knowledge.topics import TopicActivity, topic_standings
 
 MAX_TOPICS_PER_SESSION = 60
 """Sessions touching more topics only relate their first (sorted) topics, bounding pair counts."""
@@ -30,35 +20,30 @@ MAX_TOPICS_PER_SESSION = 60
 
 async def run(ctx: JobContext) -> JobResult:
     """Recompute topic weights, phases and co-occurrence strengths."""
-    cfg = ctx.settings.consolidate
     repo = RemRepository(ctx.db)
     topics = await repo.topics(ctx.project_filter, ctx.now_ms)
     if not topics:
         return JobResult(summary={"topics": 0})
-    latest = max((int(t["last_seen"]) for t in topics if t["last_seen"]), default=ctx.now_ms)
-    ref = min(ctx.now_ms, latest)
+    activity = [
+        TopicActivity(
+            id=t["id"],
+            message_count=int(t["message_count"] or 0),
+            sessions=len(t["sessions"] or []),
+            projects=len(t["projects"] or []),
+            last_seen_ms=int(t["last_seen"]) if t["last_seen"] else None,
+        )
+        for t in topics
+    ]
+    standings = topic_standings(activity, ctx.now_ms, ctx.settings.topics)
     rows: list[tuple[str, float, str]] = []
     changes: list[dict[str, Any]] = []
     phases: dict[str, int] = defaultdict(int)
-    for t in topics:
-        sessions = list(t["sessions"] or [])
-        count = int(t["message_count"] or 0)
-        days = days_between(int(t["last_seen"]), ref) if t["last_seen"] else 365.0
-        sig = TopicSignals(
-            frequency=frequency_score(count),
-            recency=recency_score(days, cfg.recency_half_life_days),
-            depth=min(1.0, count / max(1, len(sessions)) / 8.0),
-            engagement=engagement_score(len(sessions), len(t["projects"] or [])),
-        )
-        weight = round(topic_weight(sig), 6)
-        phase = topic_phase(
-            days, dormant_after_days=cfg.dormant_days, completed_after_days=cfg.completed_days
-        )
-        phases[phase] += 1
-        rows.append((t["id"], weight, phase))
+    for t, st in zip(topics, standings, strict=True):
+        phases[st.phase] += 1
+        rows.append((st.id, st.weight, st.phase))
         before = float(t["weight"] or 0.0)
-        if abs(weight - before) >= 0.01:
-            changes.append({"id": t["id"], "title": t["title"], "before": before, "after": weight})
+        if abs(st.weight - before) >= 0.01:
+            changes.append({"id": st.id, "title": t["title"], "before": before, "after": st.weight})
     await repo.set_topic_weights(rows, ctx.now_ms)
 
     by_session: dict[str, list[str]] = defaultdict(list)

@@ -27,7 +27,6 @@ from graph.models import (
     LessonVersion,
     ProjectSnapshot,
     Topic,
-    TopicPhase,
 )
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
@@ -44,17 +43,9 @@ from ingest.extract.models import (
     LessonCandidate,
     TopicCandidate,
 )
-from knowledge.scoring import (
-    TopicSignals,
-    correction_status,
-    days_between,
-    engagement_score,
-    frequency_score,
-    lesson_quality,
-    recency_score,
-    topic_phase,
-    topic_weight,
-)
+from knowledge.config import CorrectionRules
+from knowledge.scoring import correction_status, lesson_quality
+from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
 __all__ = ["KnowledgeWriter", "correction_action", "reverses"]
 
@@ -133,12 +124,24 @@ class KnowledgeWriter:
         db: the graph.
         embedder: embeds topic, correction and lesson texts.
         settings: extraction thresholds.
+        topic_rules: topic weight and phase (shared with the REM cycle).
+        correction_rules: correction graduation and decay (shared with the REM cycle).
     """
 
-    def __init__(self, db: GraphDB, embedder: Embedder, settings: ExtractSettings) -> None:
+    def __init__(
+        self,
+        db: GraphDB,
+        embedder: Embedder,
+        settings: ExtractSettings,
+        *,
+        topic_rules: TopicRules | None = None,
+        correction_rules: CorrectionRules | None = None,
+    ) -> None:
         self.db = db
         self.embedder = embedder
         self.settings = settings
+        self.topic_rules = topic_rules or TopicRules()
+        self.correction_rules = correction_rules or CorrectionRules()
         self.topics = TopicRepository(db)
         self.corrections = CorrectionRepository(db)
         self.lessons = LessonRepository(db)
@@ -302,36 +305,24 @@ class KnowledgeWriter:
         )
 
     async def recompute_topic_weights(self, *, now: int | None = None) -> int:
-        """Recompute every topic's weight and phase; returns how many were updated.
-
-        Recency and phase are measured against the latest activity in the graph when that is in
-        the past (historic imports such as LoCoMo would otherwise all look dormant).
-        """
+        """Recompute every topic's weight and phase (`knowledge.topics`); returns how many."""
         now = now if now is not None else now_ms()
         topics = await self.topics.list_all(now=now)
         if not topics:
             return 0
-        latest = max((to_ms(t.last_seen) for t in topics if t.last_seen), default=now)
-        ref = min(now, latest) if latest < now else now
-        s = self.settings
-        rows: list[tuple[str, float, TopicPhase]] = []
-        for t in topics:
-            days = days_between(to_ms(t.last_seen), ref) if t.last_seen else 365.0
-            depth = min(1.0, t.message_count / max(1, len(t.sessions)) / 8.0)
-            sig = TopicSignals(
-                frequency=frequency_score(t.message_count),
-                recency=recency_score(days, s.topic_recency_half_life_days),
-                depth=depth,
-                engagement=engagement_score(len(t.sessions), len(t.projects)),
+        activity = [
+            TopicActivity(
+                id=t.id,
+                message_count=t.message_count,
+                sessions=len(t.sessions),
+                projects=len(t.projects),
+                last_seen_ms=to_ms(t.last_seen) if t.last_seen else None,
             )
-            phase = topic_phase(
-                days,
-                dormant_after_days=s.topic_dormant_after_days,
-                completed_after_days=s.topic_completed_after_days,
-            )
-            rows.append((t.id, round(topic_weight(sig), 6), phase))
-        await self.topics.set_weights(rows)
-        return len(rows)
+            for t in topics
+        ]
+        standings = topic_standings(activity, now, self.topic_rules)
+        await self.topics.set_weights([(x.id, x.weight, x.phase) for x in standings])
+        return len(standings)
 
     # --- corrections (AUDN) ----------------------------------------------------------------------
 
@@ -398,7 +389,7 @@ class KnowledgeWriter:
             await self.corrections.link("RELATED_TO", related)
 
     def _reinforce(self, c: Correction, cand: CorrectionCandidate, session_id: str) -> Correction:
-        s = self.settings
+        rules = self.correction_rules
         sessions = _union(c.sessions, [session_id])
         reinforcement = c.reinforcement + 1.0
         status = correction_status(
@@ -406,9 +397,9 @@ class KnowledgeWriter:
             sessions=len(sessions),
             sightings=int(reinforcement),
             confirmed=c.confirmed,
-            rule_after=s.rule_after_sightings,
-            preference_after=s.preference_after_sightings,
-            pattern_after=s.pattern_after_sessions,
+            rule_after=rules.rule_after_sessions,
+            preference_after=rules.preference_after_sessions,
+            pattern_after=rules.pattern_after_sessions,
         )
         return c.model_copy(
             update={
@@ -434,7 +425,7 @@ class KnowledgeWriter:
             rule_text=cand.rule_text,
             confidence=cand.confidence,
             reinforcement=1.0,
-            half_life_days=self.settings.correction_half_life_days,
+            half_life_days=self.correction_rules.half_life_days,
             first_seen=cand.seen_at,
             last_seen=cand.seen_at,
             status="correction",

@@ -13,7 +13,7 @@ class ExtractSettings(BaseModel):
     Environment variables read `REMGRAPH_EXTRACT__<FIELD>`, e.g. `REMGRAPH_EXTRACT__USE_LLM=true`.
     """
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     enabled: bool = True
     """Run extraction after ingest (`remgraph ingest --no-extract` turns it off per run)."""
@@ -27,26 +27,10 @@ class ExtractSettings(BaseModel):
     """Keywords kept on a topic."""
     max_message_ids_per_topic: int = Field(default=500, ge=1)
     """Turn ids kept on a topic node (MENTIONS edges keep them all)."""
-    topic_recency_half_life_days: float = Field(default=14.0, gt=0)
-    """Decay constant of a topic's recency signal."""
-    topic_dormant_after_days: float = Field(default=14.0, gt=0)
-    """Quiet days after which a topic is `dormant`."""
-    topic_completed_after_days: float = Field(default=60.0, gt=0)
-    """Quiet days after which a topic is `completed`."""
     correction_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
     """AUDN: cosine above which a candidate is the same correction as a stored one."""
     correction_related_similarity: float = Field(default=0.7, ge=0.0, le=1.0)
     """Cosine above which two corrections are linked `RELATED_TO`."""
-    correction_half_life_days: float = Field(default=30.0, gt=0)
-    """Decay constant of a correction's effective weight."""
-    reinforcement_exponent: float = Field(default=0.5, ge=0.0, le=2.0)
-    """`g` in `base × reinforcement^g × exp(−days/half_life)`."""
-    rule_after_sightings: int = Field(default=5, ge=1)
-    """Consistent sightings (distinct sessions) that make a correction a `rule`."""
-    preference_after_sightings: int = Field(default=4, ge=1)
-    """Sightings across sessions that make a correction a `preference`."""
-    pattern_after_sessions: int = Field(default=2, ge=1)
-    """Distinct sessions that make a correction a `pattern`."""
     lesson_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
     """Cosine above which a new lesson refines a stored one instead of being added."""
     llm_whole_session_tokens: int = Field(default=100_000, ge=1000)

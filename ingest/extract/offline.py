@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from core.ids import normalize_key
+from core.text import sentences, words
 from graph.models import CorrectionType, LessonCategory
 from ingest.extract.models import (
     CorrectionCandidate,
@@ -38,11 +39,9 @@ from ingest.extract.text import (
     capitalised_names,
     clean_text,
     keyphrases,
-    sentences,
     tech_category,
     technologies,
     top_words,
-    words,
 )
 
 __all__ = ["OfflineExtractor", "normalize_rule"]

@@ -14,13 +14,12 @@ from typing import Any
 
 from ai.embed import Embedder, make_embedder
 from ai.llm import LLMClient, LLMError
-from graph.config import GraphSettings
 from graph.db import GraphDB
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
+from ingest.config import IngestSettings
 from ingest.extract.apply import KnowledgeWriter
 from ingest.extract.base import Extractor
-from ingest.extract.config import ExtractSettings
 from ingest.extract.models import ExtractionReport, SessionInput, TurnInput
 from ingest.extract.offline import OfflineExtractor
 from ingest.models import ParsedSession
@@ -30,7 +29,6 @@ from ingest.writer import turn_id as make_turn_id
 __all__ = [
     "ExtractionHook",
     "extract_session",
-    "extract_settings",
     "extract_stored",
     "make_extractor",
     "session_input_from_parsed",
@@ -39,15 +37,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def extract_settings(settings: GraphSettings) -> ExtractSettings:
-    """The `extract` section of `settings` (defaults when the settings class has none)."""
-    section = getattr(settings, "extract", None)
-    return section if isinstance(section, ExtractSettings) else ExtractSettings()
-
-
-def make_extractor(settings: GraphSettings, *, llm: LLMClient | None = None) -> Extractor:
+def make_extractor(settings: IngestSettings, *, llm: LLMClient | None = None) -> Extractor:
     """The LLM extractor when enabled and an endpoint is configured, else the offline one."""
-    ex = extract_settings(settings)
+    ex = settings.extract
     if ex.use_llm and (llm is not None or settings.llm.enabled):
         from ingest.extract.llm import LLMExtractor  # deferred: only with an LLM configured
 
@@ -93,20 +85,20 @@ class ExtractionHook:
     """Post-session hook for the ingest pipeline: extract knowledge from newly written turns.
 
     Args:
-        settings: graph settings (its `extract` and `llm` sections are used).
+        settings: ingest settings (its `extract`, `llm`, `topics` and `corrections` sections).
         embedder: shared embedder (the pipeline's, so its cache is reused); built when omitted.
         extractor: override the extractor (tests, benchmarks).
     """
 
     def __init__(
         self,
-        settings: GraphSettings,
+        settings: IngestSettings,
         *,
         embedder: Embedder | None = None,
         extractor: Extractor | None = None,
     ) -> None:
         self.settings = settings
-        self.extract_settings = extract_settings(settings)
+        self.extract_settings = settings.extract
         self._embedder = embedder
         self._extractor = extractor
         self._writers: dict[int, KnowledgeWriter] = {}
@@ -127,7 +119,13 @@ class ExtractionHook:
     def _writer(self, db: GraphDB) -> KnowledgeWriter:
         w = self._writers.get(id(db))
         if w is None:
-            w = KnowledgeWriter(db, self.embedder, self.extract_settings)
+            w = KnowledgeWriter(
+                db,
+                self.embedder,
+                self.extract_settings,
+                topic_rules=self.settings.topics,
+                correction_rules=self.settings.corrections,
+            )
             self._writers[id(db)] = w
         return w
 
@@ -204,7 +202,7 @@ async def _session_input(db: GraphDB, session_id: str) -> SessionInput:
 
 async def extract_stored(
     db: GraphDB,
-    settings: GraphSettings,
+    settings: IngestSettings,
     *,
     projects: Sequence[str] | None = None,
     session_ids: Sequence[str] = (),
@@ -246,7 +244,7 @@ async def extract_stored(
 
 async def extract_session(
     db: GraphDB,
-    settings: GraphSettings,
+    settings: IngestSettings,
     session_id: str,
     *,
     embedder: Embedder | None = None,

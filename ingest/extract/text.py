@@ -1,7 +1,7 @@
-"""Pure text analysis for the offline extractor: sentences, keyphrases (RAKE), entities.
+"""Pure text analysis for the offline extractor: keyphrases (RAKE), technologies, names.
 
-Everything here is deterministic and dependency-free (regular expressions and small word lists),
-so extraction is reproducible and fast (~tens of µs per turn).
+Everything here is deterministic (regular expressions, small word lists, and the words, stop words,
+stems and sentences of `core.text`), so extraction is reproducible and fast (~tens of µs per turn).
 """
 
 from __future__ import annotations
@@ -11,48 +11,18 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from core.text import STOPWORDS, sentences, stem, words
+
 __all__ = [
-    "STOPWORDS",
     "TECH_CATEGORIES",
     "Keyphrase",
     "capitalised_names",
     "clean_text",
     "keyphrases",
-    "sentences",
     "tech_category",
     "technologies",
-    "words",
+    "top_words",
 ]
-
-_STOP_TEXT = """
-a able about above absolutely actually after again against ago all almost also although
-always am amazing among an and another any anybody anyone anything anyway anyways are aren't
-around as at away awesome back bad basically be became because become been before being
-below best better between bit both but by can can't cannot case cases cool could couldn't
-day days definitely did didn't do does doesn't doing don't done down during each either else
-enough especially etc even evening ever every everyone everything example examples false
-feel feeling felt few first for from fun further gave get gets getting give gives glad go
-goes going gone good got gotta great guess had hadn't haha has hasn't have haven't having he
-he'd he'll he's hello help helped helps her here here's hers herself hey hi him himself his
-honestly hope how how's however i i'd i'll i'm i've if in indeed into is isn't it it's its
-itself just keep kind know last least less let let's lets like likely literally little lol
-lot lots made make makes making many may maybe me mean might mine more morning most much
-must my myself need needs never new next nice no none nope nor not nothing now null of off
-oh ok okay on once one ones only onto or other others otherwise our ours ourselves out over
-own perfect please pretty probably quite ran rather really right run runs said same say says
-see seem seems seen shall she she'd she'll she's should shouldn't show showed shows since so
-some somebody someone something sometimes soon sound sounds still stuff such sure take takes
-than thank thanks that that's the their theirs them themselves then there there's these they
-they'd they'll they're they've thing things think this those though through thus time times
-to today together tomorrow tonight too took totally toward true try trying two under until
-up upon us use used using very via want wanted wants was wasn't way we we'd we'll we're
-we've week weeks well went were weren't what what's whatever when when's where where's
-whether which while who who's whom whose why why's will with within without won't would
-wouldn't wow yeah year years yep yes yesterday yet you you'd you'll you're you've your yours
-yourself yourselves
-"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-"""English function words and chat filler that never make a keyphrase on their own."""
 
 # A small lexicon: canonical name → category. Categories scope tech-stack facts ("database" uses
 # SQLite, later PostgreSQL → the newer fact supersedes the older one).
@@ -171,8 +141,6 @@ TECH_CATEGORIES: dict[str, str] = {
     "tailwind": "css framework",
 }
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#.\-']*[A-Za-z0-9+#]|[A-Za-z]")
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{1,}")
 _SPLIT = re.compile(r"[,.;:!?()\[\]{}\"“”/\\|<>=*_`~^&%$@\n\t]+|\s-\s|\s–\s|\s—\s")
 _CODEY = re.compile(r"[{}();=<>]|^\s*(def|class|import|from|return|const|let|var|function)\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b")
@@ -182,16 +150,6 @@ def clean_text(text: str, limit: int = 4000) -> str:
     """Collapse whitespace and cut very long texts (tool payloads) to `limit` characters."""
     t = re.sub(r"[ \t]+", " ", text).strip()
     return t[:limit]
-
-
-def sentences(text: str) -> list[str]:
-    """Split text into sentences (and lines), dropping empty pieces."""
-    return [s.strip() for s in _SENT.split(text) if s and s.strip()]
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased word tokens (keeps `c++`, `next.js`, `gpt-4o`)."""
-    return [w.lower().strip(".'") for w in _WORD.findall(text)]
 
 
 @dataclass(frozen=True)
@@ -218,17 +176,6 @@ def _candidates(text: str, max_words: int) -> list[tuple[str, ...]]:
         if current:
             out.append(tuple(current))
     return [c[:max_words] if len(c) > max_words else c for c in out]
-
-
-def _stem(w: str) -> str:
-    """Very light plural folding so "batches" and "batch" count together."""
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith("es") and w[-3] in "sxz":
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
 
 
 _LENGTH_BONUS = {1: 1.0, 2: 1.6, 3: 1.9}
@@ -263,7 +210,7 @@ def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> lis
     for i, doc in enumerate(docs):
         prose = "\n".join(line for line in doc.splitlines() if not _CODEY.search(line))
         for run in _candidates(prose, 12):
-            stems = [_stem(w) for w in run]
+            stems = [stem(w) for w in run]
             for n in range(1, max_words + 1):
                 for j in range(len(run) - n + 1):
                     key = tuple(stems[j : j + n])

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.timeutil import parse_time
 from ingest.models import ParsedSession, ParsedTurn, ParseIssue, Role, SessionStats, ToolCounts
 from ingest.normalize import truncate
 
@@ -32,7 +33,6 @@ __all__ = [
     "SourceParser",
     "as_text",
     "iter_jsonl",
-    "parse_timestamp",
 ]
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -252,27 +252,6 @@ def record_failed(
     issues.append(ParseIssue(file=file, line=line, reason=f"bad {kind!r} record: {error}"))
 
 
-def parse_timestamp(value: Any) -> datetime | None:
-    """Aware UTC datetime from ISO 8601 text or epoch seconds/milliseconds; None if unusable."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        if isinstance(value, int | float):
-            secs = float(value)
-            if secs > 1e11:  # milliseconds
-                secs /= 1000.0
-            return datetime.fromtimestamp(secs, tz=UTC)
-        if isinstance(value, str) and value.strip():
-            s = value.strip()
-            if s.endswith(("Z", "z")):
-                s = s[:-1] + "+00:00"
-            dt = datetime.fromisoformat(s)
-            return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
-
-
 def as_text(value: Any) -> str:
     """Best-effort text of a content value: strings, lists of blocks/strings, or JSON."""
     if value is None:
@@ -337,7 +316,7 @@ class SessionBuilder:
 
     def timestamp(self, value: Any) -> datetime:
         """Parse a record's timestamp, falling back to the session's last known time."""
-        ts = parse_timestamp(value)
+        ts = parse_time(value)
         if ts is None:
             ts = self.cursor.last_timestamp or self.cursor.date or EPOCH
         return ts

@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from core.timeutil import parse_time
 from ingest.models import ParseIssue
 from ingest.sources.base import (
     Builders,
@@ -21,7 +22,6 @@ from ingest.sources.base import (
     ParseOptions,
     ParseResult,
     as_text,
-    parse_timestamp,
     payload,
 )
 
@@ -149,7 +149,7 @@ class ChatGPTParser:
         title = conv.get("title")
         if isinstance(title, str) and title:
             b.cursor.title = title
-        created = parse_timestamp(conv.get("create_time"))
+        created = parse_time(conv.get("create_time"))
         b.cursor.date = created
         default_model = conv.get("default_model_slug")
         skipped = 0
@@ -165,7 +165,7 @@ class ChatGPTParser:
             if not text.strip() or meta.get("is_visually_hidden_from_conversation"):
                 skipped += 1
                 continue
-            ts = parse_timestamp(msg.get("create_time"))
+            ts = parse_time(msg.get("create_time"))
             if ts is None:  # undated nodes keep order: one second after the previous
                 ts = (last + timedelta(seconds=1)) if last else b.timestamp(None)
             last = ts

@@ -15,6 +15,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from core.timeutil import parse_time
 from ingest.models import ParseIssue
 from ingest.normalize import slugify
 from ingest.sources.base import (
@@ -218,9 +219,7 @@ class CodexParser:
                 if isinstance(v, str) and v:
                     b.cursor.meta[f"git_{k}"] = v
         if b.cursor.date is None:
-            from ingest.sources.base import parse_timestamp
-
-            b.cursor.date = parse_timestamp(pl.get("timestamp"))
+            b.cursor.date = parse_time(pl.get("timestamp"))
 
     def _tokens(self, pl: dict[str, Any], builders: Builders, opts: ParseOptions) -> None:
         info = pl.get("info")

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core.timeutil import MONTHS
 from ingest.models import ParseIssue
 from ingest.sources.base import EPOCH, Builders, ParseCursor, ParseOptions, ParseResult
 
@@ -25,13 +26,6 @@ _TIME = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$",
     re.IGNORECASE,
 )
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
-        start=1,
-    )
-}
 
 
 def parse_locomo_time(text: str) -> datetime | None:
@@ -41,7 +35,7 @@ def parse_locomo_time(text: str) -> datetime | None:
         return None
     hour, minute, ampm, day, month, year = m.groups()
     h = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
-    mon = _MONTHS.get(month[:3].lower())
+    mon = MONTHS.get(month[:3].lower())
     if mon is None:
         return None
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ai.embed import Embedder
-from graph.config import GraphSettings
 from graph.db import GraphDB
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
@@ -11,6 +10,7 @@ from graph.repositories.lessons import LessonRepository
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.snapshots import SnapshotRepository
 from graph.repositories.topics import TopicRepository
+from ingest.config import IngestSettings
 from ingest.extract.service import ExtractionHook
 from tests.integration.extract.transcripts import (
     lesson_session,
@@ -21,7 +21,7 @@ from tests.integration.extract.transcripts import (
 
 
 def _hook(embedder: Embedder) -> ExtractionHook:
-    return ExtractionHook(GraphSettings(), embedder=embedder)
+    return ExtractionHook(IngestSettings(), embedder=embedder)
 
 
 async def test_correction_seen_in_five_sessions_becomes_a_rule(

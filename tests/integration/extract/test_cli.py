@@ -15,6 +15,7 @@ from graph.db import GraphDB
 from graph.engines.falkordb import FalkorDBGraph
 from graph.migrate import migrate
 from graph.repositories.corrections import CorrectionRepository
+from ingest.config import IngestSettings
 from ingest.extract.cli import extract
 from ingest.extract.service import extract_stored
 from tests.integration.extract.transcripts import pytest_session, store
@@ -25,12 +26,12 @@ async def test_extract_stored_runs_sessions_oldest_first(
 ) -> None:
     for k in (2, 0, 1):  # stored out of order; extraction must follow event time
         await store(graph_db, pytest_session("demo", k))
-    rep = await extract_stored(graph_db, GraphSettings(), projects=["demo"], embedder=embedder)
+    rep = await extract_stored(graph_db, IngestSettings(), projects=["demo"], embedder=embedder)
     assert rep.sessions == 3
     [c] = await CorrectionRepository(graph_db).list_by_project("demo")
     assert c.status == "pattern"
     assert c.first_seen == pytest_session("demo", 0).turns[2].timestamp
-    again = await extract_stored(graph_db, GraphSettings(), projects=["demo"], embedder=embedder)
+    again = await extract_stored(graph_db, IngestSettings(), projects=["demo"], embedder=embedder)
     assert again.corrections_noop == 3
     assert again.corrections_reinforced == 0
 

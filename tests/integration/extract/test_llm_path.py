@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ai.config import LLMSettings
 from ai.embed import Embedder
 from ai.llm import LLMClient
-from graph.config import GraphSettings, LLMSettings
 from graph.db import GraphDB
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
+from ingest.config import IngestSettings
 from ingest.extract.llm import LLMExtractor
 from ingest.extract.service import ExtractionHook, make_extractor
 from tests.integration.extract.transcripts import session, store
@@ -80,7 +81,7 @@ async def test_llm_extraction_lands_in_the_graph(graph_db: GraphDB, embedder: Em
     }
     with run_stub(script) as stub:
         llm = LLMClient(LLMSettings(base_url=stub.base_url, model="stub"), base_delay_s=0.01)
-        hook = ExtractionHook(GraphSettings(), embedder=embedder, extractor=LLMExtractor(llm))
+        hook = ExtractionHook(IngestSettings(), embedder=embedder, extractor=LLMExtractor(llm))
         corrections = CorrectionRepository(graph_db)
         # Session 1: the LLM proposes the correction without an AUDN call → ADD.
         script.corrections = [rule]
@@ -125,9 +126,7 @@ async def test_llm_extraction_lands_in_the_graph(graph_db: GraphDB, embedder: Em
 
 
 def test_make_extractor_picks_llm_only_when_enabled() -> None:
-    assert make_extractor(GraphSettings()).name == "offline"
-    from ingest.config import IngestSettings
-
+    assert make_extractor(IngestSettings()).name == "offline"
     on = IngestSettings(extract={"use_llm": True}, llm={"base_url": "http://127.0.0.1:9/v1"})
     assert make_extractor(on).name == "llm"
     no_endpoint = IngestSettings(extract={"use_llm": True})
@@ -142,7 +141,7 @@ async def test_unreachable_llm_falls_back_to_offline(graph_db: GraphDB, embedder
         llm = LLMClient(
             LLMSettings(base_url=stub.base_url, model="stub", max_retries=1), base_delay_s=0.01
         )
-        hook = ExtractionHook(GraphSettings(), embedder=embedder, extractor=LLMExtractor(llm))
+        hook = ExtractionHook(IngestSettings(), embedder=embedder, extractor=LLMExtractor(llm))
         s = session("demo", "down", 0, LINES)
         await store(graph_db, s)
         rep = await hook.run(graph_db, s)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from ai.config import EmbeddingSettings
 from ai.embed import (
     BatchingEmbedder,
     CachedEmbedder,
@@ -17,7 +18,6 @@ from ai.embed import (
     make_embedder,
     normalize_rows,
 )
-from graph.config import EmbeddingSettings
 from tests.openai_stub import embeddings_handler, hash_embedding, run_stub
 from tests.shared_embedder import shared_local_embedder
 

@@ -5,8 +5,8 @@ import json
 import pytest
 from pydantic import BaseModel
 
+from ai.config import LLMSettings
 from ai.llm import LLMClient, LLMError, LLMUnavailableError, Message, estimate_tokens
-from graph.config import LLMSettings
 from tests.openai_stub import run_stub
 
 

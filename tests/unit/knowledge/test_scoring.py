@@ -7,14 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledge.scoring import (
-    TopicSignals,
     correction_effective_weight,
     correction_status,
     decay,
     lesson_quality,
-    topic_phase,
-    topic_weight,
 )
+from knowledge.topics import TopicSignals, topic_phase, topic_weight
 
 
 def test_effective_weight_formula() -> None:

@@ -37,14 +37,3 @@ def test_prune_keeps_rare_words_within_the_budget_and_always_the_rarest() -> Non
 
 def test_tokenize_stems_and_drops_stop_words() -> None:
     assert tokenize("The deployments were failing") == ["deploy", "fail"]
-
-
-def test_the_c_stemmer_is_in_use_and_agrees_with_the_reference_algorithm() -> None:
-    from snowballstemmer.english_stemmer import EnglishStemmer
-
-    from recall.lexical import _stemmer
-
-    assert type(_stemmer()).__module__ == "Stemmer"  # PyStemmer, not the pure-Python fallback
-    reference = EnglishStemmer()
-    for w in ("deployments", "running", "generously", "caroline", "lgbtq", "happiness", "ties"):
-        assert _stemmer().stemWord(w) == reference.stemWord(w)

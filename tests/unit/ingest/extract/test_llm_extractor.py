@@ -7,8 +7,8 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ai.config import LLMSettings
 from ai.llm import LLMClient
-from graph.config import LLMSettings
 from ingest.extract.config import ExtractSettings
 from ingest.extract.llm import LLMExtractor, chunk_turns
 from ingest.extract.models import SessionInput, TurnInput

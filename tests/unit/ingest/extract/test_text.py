@@ -3,14 +3,9 @@ from __future__ import annotations
 from ingest.extract.text import (
     capitalised_names,
     keyphrases,
-    sentences,
     tech_category,
     technologies,
 )
-
-
-def test_sentences() -> None:
-    assert sentences("One. Two! Three?\nFour") == ["One.", "Two!", "Three?", "Four"]
 
 
 def test_technologies_and_categories() -> None:
