@@ -10,12 +10,12 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.context import Context
+from api.ports import TurnInput
 from api.query import EXPECTED, error_type
 from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from api.types.knowledge import Correction, Fact
 from core.timeutil import parse_ms
 from graph.errors import InvalidInputError
-from graph.ports import TurnInput
 
 Info = strawberry.Info[Context, None]
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from ai.embed import Embedder
 from api.auth import KeyResolver
+from api.ports import Consolidator, TurnIngestor
 from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
 from graph.db import GraphDB
-from graph.ports import Consolidator, TurnIngestor
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository
 from recall.retrieval import RetrievalService

@@ -1,7 +1,7 @@
 """Run REM jobs: single-flight lock, run id, timing, logging, error capture and scheduler state.
 
 `run_job` is the one entry point: the CLI, the worker, the GraphQL API (through
-`graph.ports.Consolidator`) and the tests all call it. Jobs never know how they were triggered.
+the API's `Consolidator` port) and the tests all call it. Jobs never know how they were triggered.
 A failed job leaves what it had not yet switched over untouched (the communities job only flips its
 "current" pointer as its last step), records the failure, and is retried with exponential backoff by
 later cycles until `max_attempts`, after which it is flagged with a `job_failed` finding.

@@ -1,4 +1,4 @@
-"""`RemService`: the REM cycle behind `graph.ports.Consolidator`, for the API to call.
+"""`RemService`: the REM cycle behind the API's `Consolidator` port, for the API to call.
 
 The composition root builds one with the open `GraphDB` and settings and hands it to the API; all
 results are JSON-able mappings, so the API never imports `consolidate`.
@@ -21,7 +21,7 @@ _STATUSES = {"open", "approved", "rejected", "skipped", "applied"}
 
 
 class RemService:
-    """Implements `graph.ports.Consolidator`."""
+    """Runs jobs and reviews findings; fits `api.ports.Consolidator` structurally."""
 
     def __init__(self, db: GraphDB, settings: ConsolidateSettings) -> None:
         self._db = db

@@ -41,8 +41,8 @@ __all__ = [
     "ReferenceLayer",
     "RemState",
     "Role",
+    "SOURCE_PATTERN",
     "Session",
-    "SessionSource",
     "Temporal",
     "ToolStat",
     "Topic",
@@ -79,7 +79,10 @@ def utc_now() -> datetime:
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 Role = Literal["user", "assistant", "system", "tool"]
-SessionSource = Literal["claude-code", "codex", "chatgpt", "generic", "locomo", "api"]
+SOURCE_PATTERN = r"^[a-z][a-z0-9_\-]{0,63}$"
+"""What a session's `source` looks like: a format name (`claude-code`, `locomo`, `api`, ...).
+
+Which names exist is ingest's business (its parser registry); storage only checks the shape."""
 TopicPhase = Literal["active", "dormant", "completed"]
 LessonCategory = Literal["pattern", "gotcha", "best-practice", "failure", "problem-solution"]
 CorrectionType = Literal["preference", "factual", "style", "process", "tool_usage"]
@@ -156,8 +159,8 @@ class Session(Temporal):
     """Deterministic id (`make_id("session", source, source_key)`)."""
     project: str
     """Owning project slug."""
-    source: SessionSource = "generic"
-    """Which transcript format it came from."""
+    source: str = Field(default="generic", pattern=SOURCE_PATTERN)
+    """Which transcript format it came from (a parser name, or `api`)."""
     source_file: str = ""
     """Path of the transcript it was read from."""
     source_key: str = ""

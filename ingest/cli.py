@@ -35,7 +35,7 @@ from graph.db import GraphDB
 from ingest.config import IngestSettings
 from ingest.models import FileReport, IngestReport
 from ingest.pipeline import PostSessionHook, WatchTail, ingest_paths
-from ingest.sources.detect import FORMATS
+from ingest.sources.detect import formats
 
 __all__ = ["HookFactory", "RichProgress", "app", "register", "run_ingest"]
 
@@ -43,7 +43,6 @@ HookFactory = Callable[[GraphDB, IngestSettings, Embedder | None], Sequence[Post
 """Builds the post-session hooks for an open graph, sharing the ingest's embedder (the root
 passes one that builds the extraction hook)."""
 
-FORMAT_CHOICES = ("auto", *FORMATS)
 
 
 class RichProgress:
@@ -271,9 +270,9 @@ def register(
         batch_size: Annotated[int | None, typer.Option(help="Turns per batch")] = None,
     ) -> None:
         """Ingest agent transcripts (Claude Code, Codex, ChatGPT, generic JSONL, LoCoMo)."""
-        if fmt not in FORMAT_CHOICES:
+        if fmt not in ("auto", *formats()):
             raise typer.BadParameter(
-                f"choose one of {', '.join(FORMAT_CHOICES)}", param_hint="--format"
+                f"choose one of {', '.join(('auto', *formats()))}", param_hint="--format"
             )
         settings = IngestSettings()
         if batch_size is not None:

@@ -142,7 +142,7 @@ class ParsedSession(BaseModel):
     project: str
     """Project slug the session belongs to."""
     source: str
-    """Format name (`claude-code`, `codex`, `chatgpt`, `generic`, `locomo`)."""
+    """Format name: a registered parser's `name` (`ingest.sources.detect.PARSERS`), or `api`."""
     source_file: str
     """Path of the transcript."""
     title: str = ""

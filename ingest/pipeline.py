@@ -32,7 +32,7 @@ from ingest.config import IngestSettings
 from ingest.models import FileOutcome, FileReport, IngestReport, ParsedSession, ParseIssue
 from ingest.normalize import embedding_text, normalize_session
 from ingest.sources.base import ParseCursor, ParseOptions, ParseResult
-from ingest.sources.detect import FORMATS, detect_format, parser_for, wanted_file
+from ingest.sources.detect import detect_format, formats, parser_for, wanted_file
 from ingest.writer import TurnWriter, session_model, turn_model
 
 __all__ = [
@@ -147,7 +147,7 @@ async def ingest_paths(
         db: an open, migrated graph.
         settings: the `ingest` and `embedding` sections are used.
         paths: files or directories.
-        fmt: `auto` or one of `FORMATS`, forcing every file to that format.
+        fmt: `auto` or a registered format (`formats()`), forcing every file to that format.
         project: project slug for every session, overriding what the sources say.
         dry_run: parse and report only; nothing is embedded or written.
         hooks: post-session hooks (knowledge extraction), run unless `run_hooks` is False.
@@ -161,8 +161,8 @@ async def ingest_paths(
         InvalidInputError: an unknown `fmt`.
         GraphUnavailableError: the engine stopped answering (the run is aborted; re-run it).
     """
-    if fmt != "auto" and fmt not in FORMATS:
-        raise InvalidInputError("format", f"{fmt!r} is not one of auto, {', '.join(FORMATS)}")
+    if fmt != "auto" and fmt not in formats():
+        raise InvalidInputError("format", f"{fmt!r} is not one of auto, {', '.join(formats())}")
     started = time.perf_counter()
     run = _Run()
     files = collect_files([Path(p) for p in paths], run.issues)

@@ -1,4 +1,4 @@
-"""`IngestService`: the `graph.ports.TurnIngestor` the API's `ingestTurns` mutation uses.
+"""`IngestService`: appends turns for the API's `ingestTurns` mutation (its `TurnIngestor` port).
 
 Turns sent over the API go through the same normalise → embed → write → hooks path as files. Turn
 keys are content hashes (`api:<hash>` of role, speaker, text, timestamp and position among equal
@@ -9,13 +9,14 @@ and `NEXT` chain and its statistics.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
 
 from ai.embed import Embedder, make_embedder
 from core.ids import content_hash
 from graph.db import GraphDB
 from graph.models import Session, utc_now
-from graph.ports import IngestTurnsOutcome, TurnInput
 from graph.repositories import SessionRepository, TurnRepository
 from ingest.config import IngestSettings
 from ingest.models import Role, SessionStats, ToolCounts
@@ -23,9 +24,52 @@ from ingest.pipeline import PostSessionHook, ingest_parsed
 from ingest.sources.base import SessionBuilder, SessionCursor
 from ingest.writer import session_id, turn_id
 
-__all__ = ["IngestService", "stats_of"]
+__all__ = ["IngestService", "IngestTurnsOutcome", "NewTurn", "stats_of"]
 
 _ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
+
+
+class NewTurn(Protocol):
+    """One message to append: any object with these attributes (the API's `TurnInput` is one)."""
+
+    @property
+    def role(self) -> str:
+        """`user`, `assistant`, `system` or `tool`; anything else is refused."""
+        ...
+
+    @property
+    def text(self) -> str:
+        """The message text."""
+        ...
+
+    @property
+    def speaker(self) -> str:
+        """Display name of the speaker ("" for the role)."""
+        ...
+
+    @property
+    def timestamp(self) -> datetime | None:
+        """When it was said; None means now, no zone means UTC."""
+        ...
+
+    @property
+    def tool_name(self) -> str | None:
+        """Tool called or answered, for tool turns."""
+        ...
+
+
+@dataclass(frozen=True)
+class IngestTurnsOutcome:
+    """What appending turns did."""
+
+    session_id: str
+    """The session the turns landed in."""
+    turn_ids: tuple[str, ...]
+    """Ids of the stored turns, in input order."""
+    added: int
+    """Turns that were new (a repeated call adds none)."""
+    failures: tuple[str, ...] = field(default=())
+    """One reason per turn that could not be stored."""
 
 
 def stats_of(s: Session) -> SessionStats:
@@ -79,7 +123,7 @@ class IngestService:
         self.hooks = list(hooks)
 
     async def ingest_turns(
-        self, *, project: str, session_key: str, turns: Sequence[TurnInput], title: str = ""
+        self, *, project: str, session_key: str, turns: Sequence[NewTurn], title: str = ""
     ) -> IngestTurnsOutcome:
         sid = session_id(project, session_key)
         [existing] = await SessionRepository(self.db).get_many([sid])

@@ -1,7 +1,8 @@
 """The composition root's wiring: which ingest hooks run, and what the API gets for its ports.
 
-`api/` never imports `ingest/` or `consolidate/`; it depends on the Protocols in `graph/ports.py`.
-This module is where the real implementations meet.
+`api/` never imports `ingest/` or `consolidate/`; it depends on the Protocols in `api/ports.py`,
+which `IngestService` and `RemService` fit structurally. This module is where they meet, and
+where mypy checks the fit.
 """
 
 from __future__ import annotations

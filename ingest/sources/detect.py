@@ -1,4 +1,9 @@
-"""Pick the parser for a file: by `--format`, else by sniffing its first KiB and its name."""
+"""The transcript formats: the parser registry, and picking the parser for a file.
+
+`PARSERS` is the one list of formats: the CLI's `--format` choices, auto-detection and the
+`source` written on each session all come from it. Adding a format is one parser module in
+`ingest/sources/` (a `SourceParser`: `name`, `incremental`, `sniff`, `parse`) plus one line here.
+"""
 
 from __future__ import annotations
 
@@ -11,26 +16,32 @@ from ingest.sources.codex import CodexParser
 from ingest.sources.generic import GenericParser
 from ingest.sources.locomo import LocomoParser
 
-__all__ = ["FORMATS", "detect_format", "parser_for", "wanted_file"]
+__all__ = ["PARSERS", "detect_format", "formats", "parser_for", "wanted_file"]
 
-FORMATS: tuple[str, ...] = ("claude-code", "codex", "chatgpt", "generic", "locomo")
+PARSERS: dict[str, type[SourceParser]] = {
+    "claude-code": ClaudeCodeParser,
+    "codex": CodexParser,
+    "chatgpt": ChatGPTParser,
+    "generic": GenericParser,
+    "locomo": LocomoParser,
+}
+"""Every transcript format by name (the parser's `name`, stored as the session's `source`)."""
+
 SUFFIXES = (".jsonl", ".json", ".ndjson")
 _SNIFF_BYTES = 8192
 
 
+def formats() -> tuple[str, ...]:
+    """The registered format names, in registry order (auto-detection's tie order)."""
+    return tuple(PARSERS)
+
+
 def parser_for(name: str) -> SourceParser:
-    """A fresh parser for a format name (one of `FORMATS`)."""
-    parsers: dict[str, type[SourceParser]] = {
-        "claude-code": ClaudeCodeParser,
-        "codex": CodexParser,
-        "chatgpt": ChatGPTParser,
-        "generic": GenericParser,
-        "locomo": LocomoParser,
-    }
+    """A fresh parser for a format name (one of `formats()`)."""
     try:
-        return parsers[name]()
+        return PARSERS[name]()
     except KeyError:
-        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}") from None
+        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(PARSERS)}") from None
 
 
 def wanted_file(path: Path) -> bool:
@@ -45,7 +56,7 @@ def detect_format(path: Path, head: bytes | None = None) -> str | None:
             head = f.read(_SNIFF_BYTES)
     text = head.decode("utf-8", errors="replace")
     best, score = None, 0
-    for name in FORMATS:
+    for name in PARSERS:
         s = parser_for(name).sniff(path, text)
         if s > score:
             best, score = name, s

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from api.ports import Consolidator
 from consolidate.cli import rem_app
 from consolidate.runner import run_job
 from consolidate.service import RemService
@@ -20,7 +21,6 @@ from graph.config import GraphSettings
 from graph.db import GraphDB
 from graph.errors import NotFoundError
 from graph.models import Lesson, Session
-from graph.ports import Consolidator
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository
 from graph.repositories.rem import RemRepository

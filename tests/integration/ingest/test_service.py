@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from graph.ports import TurnIngestor, TurnInput
+from api.ports import TurnIngestor, TurnInput
 from graph.repositories import SessionRepository, TurnRepository
 from ingest.service import IngestService
 

@@ -1,13 +1,16 @@
-"""Ports: small Protocols through which one app package uses another's capability.
+"""The API's ports: what it needs from ingest and the REM cycle, owned by the API (its consumer).
 
-`api/` may not import `ingest/` or `consolidate/` (import-linter). Where it needs them it depends on
-a Protocol defined here, and the composition root (`remgraph/`) injects the real implementation.
+`api/` may not import `ingest/` or `consolidate/` (import-linter). It states here what it needs, as
+Protocols and the one value it builds (`TurnInput`); `ingest.service.IngestService` and
+`consolidate.service.RemService` fit them structurally with their own types (neither imports this
+module), and the composition root (`remgraph/wiring.py`) hands them to the API, where mypy checks
+the fit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,18 +33,28 @@ class TurnInput:
     """Tool called or answered, for tool turns."""
 
 
-@dataclass(frozen=True)
-class IngestTurnsOutcome:
+class IngestTurnsOutcome(Protocol):
     """What appending turns did."""
 
-    session_id: str
-    """The session the turns landed in."""
-    turn_ids: tuple[str, ...]
-    """Ids of the stored turns, in input order."""
-    added: int
-    """Turns that were new (a repeated call adds none)."""
-    failures: tuple[str, ...] = field(default=())
-    """One reason per turn that could not be stored."""
+    @property
+    def session_id(self) -> str:
+        """The session the turns landed in."""
+        ...
+
+    @property
+    def turn_ids(self) -> tuple[str, ...]:
+        """Ids of the stored turns, in input order."""
+        ...
+
+    @property
+    def added(self) -> int:
+        """Turns that were new (a repeated call adds none)."""
+        ...
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """One reason per turn that could not be stored."""
+        ...
 
 
 @runtime_checkable
