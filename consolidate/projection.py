@@ -14,45 +14,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from consolidate.text import clip, jaccard, top_keywords
+from graph.rows import KnowledgeLink, KnowledgeNode, Provenance
 
 LINK_WEIGHTS = {"RELATED_TO": 1.0, "DUPLICATE_OF": 1.0, "SUPERSEDES": 0.5, "CONTRADICTS": 0.5}
 """Default weight per explicit link type (RELATED_TO uses its stored weight when present)."""
 
 SESSION_CLIQUE_MAX = 200
 """Sessions with more items than this are linked as a ring instead of a clique."""
-
-
-@dataclass(frozen=True)
-class KnowledgeNode:
-    """One projected knowledge item."""
-
-    id: str
-    kind: str
-    title: str = ""
-    text: str = ""
-    keywords: tuple[str, ...] = ()
-    weight: float = 0.0
-    turn_ids: tuple[str, ...] = ()
-    session_ids: tuple[str, ...] = ()
-
-
-def node_from_row(r: Mapping[str, Any]) -> KnowledgeNode:
-    """`KnowledgeNode` from a `community.project_nodes` row."""
-    return KnowledgeNode(
-        id=str(r["id"]),
-        kind=str(r["kind"]),
-        title=str(r.get("title") or ""),
-        text=str(r.get("text") or ""),
-        keywords=tuple(r.get("keywords") or ()),
-        weight=float(r.get("weight") or 0.0),
-        turn_ids=tuple(r.get("turn_ids") or ()),
-        session_ids=tuple(r.get("session_ids") or ()),
-    )
 
 
 @dataclass
@@ -92,8 +64,8 @@ def _group_edges(
 
 def build_edges(
     nodes: Sequence[KnowledgeNode],
-    provenance: Iterable[Mapping[str, Any]] = (),
-    links: Iterable[Mapping[str, Any]] = (),
+    provenance: Iterable[Provenance] = (),
+    links: Iterable[KnowledgeLink] = (),
     similar: Iterable[tuple[str, str, float]] = (),
 ) -> list[tuple[str, str, float]]:
     """All weighted edges between `nodes` (sorted, deterministic)."""
@@ -106,18 +78,17 @@ def build_edges(
         for s in n.session_ids:
             by_session[s].add(n.id)
     for r in provenance:
-        item = str(r["item_id"])
-        if r.get("turn_id"):
-            by_turn[str(r["turn_id"])].add(item)
-        if r.get("session_id"):
-            by_session[str(r["session_id"])].add(item)
+        if r.turn_id:
+            by_turn[r.turn_id].add(r.item_id)
+        if r.session_id:
+            by_session[r.session_id].add(r.item_id)
     _group_edges(eb, by_turn, total=1.0, per_pair=True)
     _group_edges(eb, by_session, total=0.5, per_pair=False)
-    for r in links:
-        kind = str(r.get("type") or "RELATED_TO")
-        w = r.get("weight")
-        weight = float(w) if kind == "RELATED_TO" and w is not None else LINK_WEIGHTS.get(kind, 0.5)
-        eb.add(str(r["source_id"]), str(r["target_id"]), weight)
+    for link in links:
+        w = link.weight
+        if link.type != "RELATED_TO" or w is None:
+            w = LINK_WEIGHTS.get(link.type, 0.5)
+        eb.add(link.source_id, link.target_id, w)
     for a, b, sim in similar:
         eb.add(a, b, float(sim))
     return eb.edges()
@@ -222,21 +193,13 @@ class Delta:
         }
 
 
-def compare(
-    previous: Mapping[str, set[str]], current: Sequence[set[str]], share: float = 0.3
-) -> Delta:
-    """Classify current communities against the previous run's.
-
-    A previous community *feeds* a current one when at least `share` of its members moved there.
-    Current fed by ≥ 2 previous → merged; fed by one with Jaccard ≥ 0.5 → kept; else new.
-    A previous community feeding ≥ 2 current ones → split; feeding none → dissolved.
-    """
+def _feeds(
+    previous: Mapping[str, set[str]], current: Sequence[set[str]], share: float
+) -> tuple[dict[str, list[int]], dict[int, list[str]]]:
+    """Which current communities each previous one feeds, and the reverse."""
+    where = {m: i for i, members in enumerate(current) for m in members}
     feeds: dict[str, list[int]] = defaultdict(list)
     fed_by: dict[int, list[str]] = defaultdict(list)
-    where: dict[str, int] = {}
-    for i, members in enumerate(current):
-        for m in members:
-            where[m] = i
     for pid, pmembers in sorted(previous.items()):
         counts: dict[int, int] = defaultdict(int)
         for m in pmembers:
@@ -246,6 +209,19 @@ def compare(
             if pmembers and c / len(pmembers) >= share:
                 feeds[pid].append(i)
                 fed_by[i].append(pid)
+    return feeds, fed_by
+
+
+def compare(
+    previous: Mapping[str, set[str]], current: Sequence[set[str]], share: float = 0.3
+) -> Delta:
+    """Classify current communities against the previous run's.
+
+    A previous community *feeds* a current one when at least `share` of its members moved there.
+    Current fed by ≥ 2 previous → merged; fed by one with Jaccard ≥ 0.5 → kept; else new.
+    A previous community feeding ≥ 2 current ones → split; feeding none → dissolved.
+    """
+    feeds, fed_by = _feeds(previous, current, share)
     new: list[int] = []
     kept: list[int] = []
     merged: list[int] = []

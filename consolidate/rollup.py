@@ -8,12 +8,11 @@ boundary and the primer is flagged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from collections.abc import Iterable, Sequence
+from datetime import date, timedelta
 
 from consolidate.text import clip, fit_bytes, utf8_len
+from graph.rows import RollupSource
 
 CLIPS = (320, 160, 100, 60, 40)
 """Per-item character limits tried in turn."""
@@ -28,38 +27,15 @@ _SECTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class SourceItem:
-    """One thing a primer mentions."""
-
-    kind: str
-    id: str
-    title: str
-    text: str
-    at: int
-    sub: str = ""
-
-    @property
-    def section(self) -> str:
-        if self.kind == "fact":
-            return self.sub if self.sub in {"decision", "todo"} else "fact"
-        return self.kind
-
-    @property
-    def day(self) -> date:
-        return datetime.fromtimestamp(self.at / 1000, tz=UTC).date()
+SourceItem = RollupSource
+"""One thing a primer mentions (a `primer.sources` row)."""
 
 
-def item_from_row(r: Mapping[str, Any]) -> SourceItem:
-    """`SourceItem` from a `primer.sources` row."""
-    return SourceItem(
-        kind=str(r["kind"]),
-        id=str(r["id"]),
-        title=str(r.get("title") or ""),
-        text=str(r.get("text") or ""),
-        at=int(r["at"] or 0),
-        sub=str(r.get("sub") or ""),
-    )
+def section(item: SourceItem) -> str:
+    """The primer section an item is listed in: decisions and todos have their own."""
+    if item.kind == "fact":
+        return item.sub if item.sub in {"decision", "todo"} else "fact"
+    return item.kind
 
 
 def day_key(d: date) -> str:
@@ -95,8 +71,8 @@ def _line(item: SourceItem, limit: int) -> str:
 
 def _render(heading: str, items: Sequence[SourceItem], limit: int) -> str:
     lines = [f"# {heading}", ""]
-    for section, title in _SECTIONS:
-        group = sorted((i for i in items if i.section == section), key=lambda i: (i.at, i.id))
+    for name, title in _SECTIONS:
+        group = sorted((i for i in items if section(i) == name), key=lambda i: (i.at, i.id))
         if not group:
             continue
         lines.append(f"## {title} ({len(group)})")

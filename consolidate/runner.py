@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from consolidate.config import ConsolidateSettings, Schedule
 from consolidate.jobs import JOBS
@@ -138,61 +139,21 @@ async def run_job(
             result = None
         elapsed_ms = (time.perf_counter() - started) * 1000
         finished = now if elapsed_ms <= 0 else _after(now, elapsed_ms)
-        findings_n = 0
-        flagged = False
         if result is not None:
             # Findings land after the job's own writes: a failing job proposes nothing.
             await FindingRepository(db).upsert_many(result.findings)
-            findings_n = len(result.findings)
-            summary = result.summary
-            status = "succeeded"
-            sched = cfg.schedule_for(name)
-            state = RemState(
-                id=state_id(project, name),
-                project=project,
-                job=name,
-                last_run_at=now,
-                last_status="succeeded",
-                last_summary=summary,
-                next_due_at=next_cron(sched.cron, now) if sched.kind == "cron" else None,
-                sessions_at_last_run=sessions,
-                attempts=0,
-                valid_from=now,
-                recorded_at=now,
-            )
+            findings_n, flagged = len(result.findings), False
+            summary, status = result.summary, "succeeded"
+            state = _succeeded_state(ctx, settings, sessions, summary)
         else:
-            summary = {}
-            status = "failed"
-            attempts = attempt
-            flagged = attempts >= cfg.max_attempts
-            due = is_due(
-                cfg.schedule_for(name),
-                now=now,
-                sessions=sessions,
-                last_run_at=now,
-                last_status="failed",
-                sessions_at_last_run=None,
-                attempts=attempts,
-                max_attempts=cfg.max_attempts,
-                backoff_s=cfg.backoff_s,
-            )
-            state = RemState(
-                id=state_id(project, name),
-                project=project,
-                job=name,
-                last_run_at=now,
-                last_status="failed",
-                last_summary={"error": error or ""},
-                next_due_at=due.next_at,
-                sessions_at_last_run=prev.sessions_at_last_run if prev else 0,
-                attempts=attempts,
-                valid_from=now,
-                recorded_at=now,
-            )
+            summary, status = {}, "failed"
+            state = _failed_state(ctx, settings, prev, attempt, sessions, error or "")
+            flagged = attempt >= cfg.max_attempts
+            findings_n = 0
             if flagged:
                 f = ctx.finding(
                     "job_failed",
-                    f"job {name} failed {attempts} times",
+                    f"job {name} failed {attempt} times",
                     error or "",
                     [state.id],
                     "keep",
@@ -234,6 +195,62 @@ async def run_job(
         )
     finally:
         await jobs.release_lock(lid, owner)
+
+
+def _succeeded_state(
+    ctx: JobContext, settings: ConsolidateSettings, sessions: int, summary: dict[str, Any]
+) -> RemState:
+    """Scheduler state after a successful run: next cron time, session count, no attempts."""
+    sched = settings.consolidate.schedule_for(ctx.job)
+    return RemState(
+        id=state_id(ctx.project, ctx.job),
+        project=ctx.project,
+        job=ctx.job,
+        last_run_at=ctx.now,
+        last_status="succeeded",
+        last_summary=summary,
+        next_due_at=next_cron(sched.cron, ctx.now) if sched.kind == "cron" else None,
+        sessions_at_last_run=sessions,
+        attempts=0,
+        valid_from=ctx.now,
+        recorded_at=ctx.now,
+    )
+
+
+def _failed_state(
+    ctx: JobContext,
+    settings: ConsolidateSettings,
+    prev: RemState | None,
+    attempts: int,
+    sessions: int,
+    error: str,
+) -> RemState:
+    """Scheduler state after a failed run: retry time with backoff, attempts so far."""
+    cfg = settings.consolidate
+    due = is_due(
+        cfg.schedule_for(ctx.job),
+        now=ctx.now,
+        sessions=sessions,
+        last_run_at=ctx.now,
+        last_status="failed",
+        sessions_at_last_run=None,
+        attempts=attempts,
+        max_attempts=cfg.max_attempts,
+        backoff_s=cfg.backoff_s,
+    )
+    return RemState(
+        id=state_id(ctx.project, ctx.job),
+        project=ctx.project,
+        job=ctx.job,
+        last_run_at=ctx.now,
+        last_status="failed",
+        last_summary={"error": error},
+        next_due_at=due.next_at,
+        sessions_at_last_run=prev.sessions_at_last_run if prev else 0,
+        attempts=attempts,
+        valid_from=ctx.now,
+        recorded_at=ctx.now,
+    )
 
 
 def _after(start: datetime, ms: float) -> datetime:

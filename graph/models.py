@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
+    "SOURCE_PATTERN",
     "ApiKey",
     "Community",
     "CommunityRun",
@@ -41,7 +42,6 @@ __all__ = [
     "ReferenceLayer",
     "RemState",
     "Role",
-    "SOURCE_PATTERN",
     "Session",
     "Temporal",
     "ToolStat",

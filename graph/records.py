@@ -50,6 +50,21 @@ from graph.models import (
     Topic,
     Turn,
 )
+from graph.rows import (
+    CorrectionDecay,
+    CorrectionRecord,
+    CorrectionStatusChange,
+    ExampleTurn,
+    ItemEmbedding,
+    KnowledgeLink,
+    KnowledgeNode,
+    LessonRecord,
+    OpenFact,
+    Provenance,
+    RollupSource,
+    TopicLink,
+    TopicSummary,
+)
 
 __all__ = [
     "OPEN",
@@ -59,35 +74,48 @@ __all__ = [
     "community_run_from_record",
     "community_run_to_row",
     "community_to_row",
+    "correction_decay_to_props",
     "correction_from_record",
+    "correction_record_from_record",
+    "correction_status_to_props",
     "correction_to_row",
     "edge_from_record",
     "edge_to_row",
     "embedding_rows",
+    "example_turn_from_record",
     "fact_from_record",
     "fact_to_row",
     "finding_from_record",
     "finding_to_row",
+    "item_embedding_from_record",
     "job_run_from_record",
     "job_run_to_row",
+    "knowledge_link_from_record",
+    "knowledge_node_from_record",
     "lesson_from_record",
+    "lesson_record_from_record",
     "lesson_to_row",
     "lesson_version_from_record",
     "lesson_version_to_row",
+    "open_fact_from_record",
     "primer_from_record",
     "primer_to_row",
     "project_from_record",
     "project_snapshot_from_record",
     "project_snapshot_to_row",
     "project_to_row",
+    "provenance_from_record",
     "reference_layer_from_record",
     "reference_layer_to_row",
     "rem_state_from_record",
     "rem_state_to_row",
+    "rollup_source_from_record",
     "session_from_record",
     "session_to_row",
     "storable_text",
     "topic_from_record",
+    "topic_link_from_record",
+    "topic_summary_from_record",
     "topic_to_row",
     "turn_from_record",
     "turn_to_row",
@@ -419,6 +447,149 @@ def edge_to_row(m: Edge) -> Row:
 def edge_from_record(r: Mapping[str, Any], rel_type: str) -> Edge:
     """`Edge` of type `rel_type` from a record with `source_id`, `target_id` and the times."""
     return _from_record(Edge, r, extra={"type": rel_type})
+
+
+# --- read rows and computed updates of the REM cycle (`graph.rows`) ----------------------------
+
+
+def _str(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+def _strs(v: Any) -> tuple[str, ...]:
+    return tuple(v or ())
+
+
+def _ms(v: Any) -> int | None:
+    """An epoch-ms time, None when absent (0 counts as absent: no event happens at the epoch)."""
+    return int(v) if v else None
+
+
+def lesson_record_from_record(r: Mapping[str, Any]) -> LessonRecord:
+    """`LessonRecord` from a `rem.lessons_for_review` row (`node`, `last_refined_at`)."""
+    return LessonRecord(lesson_from_record(r["node"]), _ms(r.get("last_refined_at")))
+
+
+def correction_record_from_record(r: Mapping[str, Any]) -> CorrectionRecord:
+    """`CorrectionRecord` from a `rem.corrections_for_review` row (`node`, `contradictions`)."""
+    node = r["node"]
+    return CorrectionRecord(
+        correction_from_record(node),
+        tuple((str(c["id"]), c.get("last_seen")) for c in r.get("contradictions") or ()),
+        _strs(node.get("demoted_for")),
+    )
+
+
+def correction_decay_to_props(u: CorrectionDecay) -> Row:
+    """The properties the `staleness` job sets on a correction."""
+    return {
+        "effective_weight": u.effective_weight,
+        "decayed_confidence": u.decayed_confidence,
+        "decayed_at": u.decayed_at_ms,
+    }
+
+
+def correction_status_to_props(u: CorrectionStatusChange) -> Row:
+    """The properties a graduation (or, with `demoted_for`, a demotion) sets on a correction."""
+    props: Row = {"status": u.status}
+    if u.demoted_for is not None:
+        props["demoted_for"] = list(u.demoted_for)
+    props["status_changed_at"] = u.changed_at_ms
+    return props
+
+
+def topic_summary_from_record(r: Mapping[str, Any]) -> TopicSummary:
+    """`TopicSummary` from a `rem.topics_for_weights` row."""
+    return TopicSummary(
+        id=str(r["id"]),
+        title=_str(r.get("title")),
+        keywords=_strs(r.get("keywords")),
+        message_count=int(r.get("message_count") or 0),
+        message_ids=_strs(r.get("message_ids")),
+        sessions=_strs(r.get("sessions")),
+        projects=_strs(r.get("projects")),
+        last_seen_ms=_ms(r.get("last_seen")),
+        weight=float(r.get("weight") or 0.0),
+        phase=_str(r.get("phase")) or "active",
+    )
+
+
+def topic_link_from_record(r: Mapping[str, Any]) -> TopicLink:
+    """`TopicLink` from a `rem.topic_links` row."""
+    return TopicLink(str(r["source_id"]), str(r["target_id"]), float(r.get("weight") or 0.0))
+
+
+def open_fact_from_record(r: Mapping[str, Any]) -> OpenFact:
+    """`OpenFact` from a `rem.open_facts` row."""
+    return OpenFact(
+        id=str(r["id"]),
+        kind=_str(r.get("kind")),
+        statement=_str(r.get("statement")),
+        subject=_str(r.get("subject")),
+        valid_from_ms=int(r.get("valid_from") or 0),
+        turn_ids=_strs(r.get("turn_ids")),
+    )
+
+
+def knowledge_node_from_record(r: Mapping[str, Any]) -> KnowledgeNode:
+    """`KnowledgeNode` from a `community.project_nodes` row."""
+    return KnowledgeNode(
+        id=str(r["id"]),
+        kind=str(r["kind"]),
+        title=_str(r.get("title")),
+        text=_str(r.get("text")),
+        keywords=_strs(r.get("keywords")),
+        weight=float(r.get("weight") or 0.0),
+        turn_ids=_strs(r.get("turn_ids")),
+        session_ids=_strs(r.get("session_ids")),
+    )
+
+
+def provenance_from_record(r: Mapping[str, Any]) -> Provenance:
+    """`Provenance` from a `community.project_provenance` row (empty ids become None)."""
+    return Provenance(
+        str(r["item_id"]), _str(r.get("turn_id")) or None, _str(r.get("session_id")) or None
+    )
+
+
+def knowledge_link_from_record(r: Mapping[str, Any]) -> KnowledgeLink:
+    """`KnowledgeLink` from a `community.project_links` row."""
+    w = r.get("weight")
+    return KnowledgeLink(
+        str(r["source_id"]),
+        str(r["target_id"]),
+        _str(r.get("type")) or "RELATED_TO",
+        None if w is None else float(w),
+    )
+
+
+def item_embedding_from_record(r: Mapping[str, Any]) -> ItemEmbedding | None:
+    """`ItemEmbedding` from a `community.project_embeddings` row; None when it has no vector."""
+    v = r.get("embedding")
+    return ItemEmbedding(str(r["id"]), v) if v else None
+
+
+def example_turn_from_record(r: Mapping[str, Any]) -> ExampleTurn:
+    """`ExampleTurn` from a `reference_layer.turns` row."""
+    return ExampleTurn(
+        id=str(r["id"]),
+        text=_str(r.get("text")),
+        role=_str(r.get("role")),
+        session_id=_str(r.get("session_id")),
+        at_ms=int(r.get("at") or 0),
+    )
+
+
+def rollup_source_from_record(r: Mapping[str, Any]) -> RollupSource:
+    """`RollupSource` from a `primer.sources` row."""
+    return RollupSource(
+        kind=str(r["kind"]),
+        id=str(r["id"]),
+        title=_str(r.get("title")),
+        text=_str(r.get("text")),
+        at=int(r.get("at") or 0),
+        sub=_str(r.get("sub")),
+    )
 
 
 FROM_RECORD: dict[type[BaseModel], Callable[[Mapping[str, Any]], Any]] = {

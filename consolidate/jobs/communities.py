@@ -11,26 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from consolidate.leiden import partition
+from consolidate.leiden import Partition, partition
 from consolidate.models import JobContext, JobResult
 from consolidate.projection import (
     Description,
-    KnowledgeNode,
     build_edges,
     compare,
     describe,
-    node_from_row,
     normalize_rows,
     similar_pairs,
 )
 from consolidate.text import clip
 from core.ids import make_id
-from graph.models import Community, CommunityRun
+from graph.models import Community, CommunityRun, Finding
 from graph.repositories.communities import CommunityRepository
+from graph.rows import KnowledgeLink, KnowledgeNode, Provenance
 
 MAX_SIMILARITY_NODES = 30_000
 """Above this many embedded items the O(n²) similarity pass is skipped (edges from provenance and
@@ -80,74 +82,79 @@ async def _llm_summaries(
     return out, done
 
 
-async def run(ctx: JobContext) -> JobResult:
-    """Detect communities for the context's project and make them current."""
-    cfg = ctx.settings.consolidate
-    repo = CommunityRepository(ctx.db)
+@dataclass(frozen=True)
+class Projection:
+    """What the job reads: the knowledge items, their edges and their embeddings."""
+
+    nodes: list[KnowledgeNode]
+    by_id: dict[str, KnowledgeNode]
+    ids: list[str]
+    """Ids of the embedded items, in the order of `vectors`' rows."""
+    vectors: np.ndarray
+    provenance: list[Provenance]
+    links: list[KnowledgeLink]
+
+
+async def read_projection(ctx: JobContext, repo: CommunityRepository) -> Projection:
+    """Four independent reads: the engine works on one while the client decodes another."""
     pf = ctx.project_filter
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    # four independent reads: the engine works on one while the client decodes another
-    node_rows, provenance, links, emb_rows = await asyncio.gather(
+    nodes, provenance, links, embeddings = await asyncio.gather(
         repo.project_nodes(pf, ctx.now_ms),
         repo.project_provenance(pf, ctx.now_ms),
         repo.project_links(ctx.now_ms),
         repo.project_embeddings(pf, ctx.now_ms),
     )
-    nodes = [node_from_row(r) for r in node_rows]
-    timings["projection_ms"] = (time.perf_counter() - t0) * 1000
     by_id = {n.id: n for n in nodes}
-    emb_rows = [r for r in emb_rows if r["id"] in by_id and r["embedding"]]
-    ids = [str(r["id"]) for r in emb_rows]
+    embedded = [e for e in embeddings if e.id in by_id]
     vectors = (
-        np.asarray([r["embedding"] for r in emb_rows], dtype=np.float32)
-        if emb_rows
+        np.asarray([e.embedding for e in embedded], dtype=np.float32)
+        if embedded
         else np.zeros((0, 1), dtype=np.float32)
     )
-    t1 = time.perf_counter()
-    similar: list[tuple[str, str, float]] = []
-    if 2 <= len(ids) <= MAX_SIMILARITY_NODES:
-        similar = await asyncio.to_thread(
-            similar_pairs,
-            ids,
-            vectors,
-            threshold=cfg.similarity_edge_threshold,
-            k=cfg.similarity_neighbours,
-        )
-    edges = build_edges(nodes, provenance, links, similar)
-    timings["edges_ms"] = (time.perf_counter() - t1) * 1000
-    t2 = time.perf_counter()
-    part = await asyncio.to_thread(
-        partition,
-        edges,
-        nodes=list(by_id),
-        seed=cfg.seed,
-        resolution=cfg.resolution,
-        backend=cfg.leiden_backend,
+    return Projection(nodes, by_id, [e.id for e in embedded], vectors, provenance, links)
+
+
+async def similarity_edges(ctx: JobContext, p: Projection) -> list[tuple[str, str, float]]:
+    """Embedding-similarity pairs, skipped (empty) above `MAX_SIMILARITY_NODES` items."""
+    if not 2 <= len(p.ids) <= MAX_SIMILARITY_NODES:
+        return []
+    cfg = ctx.settings.consolidate
+    return await asyncio.to_thread(
+        similar_pairs,
+        p.ids,
+        p.vectors,
+        threshold=cfg.similarity_edge_threshold,
+        k=cfg.similarity_neighbours,
     )
-    timings["leiden_ms"] = (time.perf_counter() - t2) * 1000
 
-    groups_all = [[by_id[str(m)] for m in g] for g in part.communities]
-    degree: dict[str, int] = {}
+
+def degrees(edges: Sequence[tuple[str, str, float]]) -> Counter[str]:
+    """Number of edges per item."""
+    degree: Counter[str] = Counter()
     for a, b, _ in edges:
-        degree[a] = degree.get(a, 0) + 1
-        degree[b] = degree.get(b, 0) + 1
-    groups = [g for g in groups_all if len(g) >= cfg.min_community_size]
-    orphans = sorted(n.id for g in groups_all if len(g) < cfg.min_community_size for n in g)
+        degree[a] += 1
+        degree[b] += 1
+    return degree
 
-    descs = [describe(g) for g in groups]
-    descs, llm_done = await _llm_summaries(ctx, groups, descs)
 
-    previous = await repo.current_run(ctx.project)
-    prev_members: dict[str, set[str]] = {}
-    if previous is not None:
-        prev_members = {c.id: set(c.member_ids) for c in await repo.list_communities(previous.id)}
-    delta = compare(prev_members, [{n.id for n in g} for g in groups])
+async def previous_members(repo: CommunityRepository, project: str) -> dict[str, set[str]]:
+    """Members of each community of the current run (empty before the first run)."""
+    previous = await repo.current_run(project)
+    if previous is None:
+        return {}
+    return {c.id: set(c.member_ids) for c in await repo.list_communities(previous.id)}
 
-    t3 = time.perf_counter()
-    run_id = ctx.run_id
+
+async def write_run(
+    ctx: JobContext,
+    repo: CommunityRepository,
+    part: Partition,
+    groups: Sequence[Sequence[KnowledgeNode]],
+    descs: Sequence[Description],
+) -> list[Community]:
+    """Write the new run and its communities, then make it current in one statement."""
     run_node = CommunityRun(
-        id=run_id,
+        id=ctx.run_id,
         project=ctx.project,
         started_at=ctx.now,
         status="running",
@@ -162,9 +169,9 @@ async def run(ctx: JobContext) -> JobResult:
     await repo.save_run(run_node)
     communities = [
         Community(
-            id=make_id("community", run_id, i),
+            id=make_id("community", ctx.run_id, i),
             project=ctx.project,
-            run_id=run_id,
+            run_id=ctx.run_id,
             title=d.title,
             keywords=d.keywords,
             size=len(g),
@@ -176,30 +183,51 @@ async def run(ctx: JobContext) -> JobResult:
         for i, (g, d) in enumerate(zip(groups, descs, strict=True))
     ]
     await repo.write_communities(communities)
-    promoted = await repo.promote(ctx.project, run_id, ctx.now_ms)
-    if not promoted:
-        raise RuntimeError(f"community run {run_id} could not be promoted")
-    timings["write_ms"] = (time.perf_counter() - t3) * 1000
+    if not await repo.promote(ctx.project, ctx.run_id, ctx.now_ms):
+        raise RuntimeError(f"community run {ctx.run_id} could not be promoted")
+    return communities
 
-    purged = 0
+
+async def purge_old_runs(ctx: JobContext, repo: CommunityRepository) -> int:
+    """Delete the runs beyond `keep_runs` (the current one always stays)."""
     runs = await repo.list_runs(ctx.project)
-    for old in [r for r in runs if not r.current][max(0, cfg.keep_runs - 1) :]:
-        await repo.purge_run(old.id)
-        purged += 1
+    old = [r for r in runs if not r.current][max(0, ctx.settings.consolidate.keep_runs - 1) :]
+    for r in old:
+        await repo.purge_run(r.id)
+    return len(old)
 
+
+class Nearest:
+    """Finds the embedded item most similar to a given one (cosine over unit rows)."""
+
+    def __init__(self, p: Projection) -> None:
+        self.ids = p.ids
+        self.rows = {i: k for k, i in enumerate(p.ids)}
+        self.unit = normalize_rows(p.vectors) if p.ids else p.vectors
+
+    def __call__(self, item_id: str) -> str | None:
+        """The nearest other item, or None without an embedding or a peer."""
+        row = self.rows.get(item_id)
+        if row is None or len(self.ids) < 2:
+            return None
+        sims = self.unit @ self.unit[row]
+        sims[row] = -1.0
+        return self.ids[int(np.argmax(sims))]
+
+
+def orphan_findings(
+    ctx: JobContext, p: Projection, orphans: Sequence[str], degree: Counter[str]
+) -> list[Finding]:
+    """One finding per orphan (up to `MAX_ORPHAN_FINDINGS`), proposing its nearest item."""
     findings = []
-    unit = normalize_rows(vectors) if len(ids) else vectors
-    row_of = {i: k for k, i in enumerate(ids)}
+    nearest = Nearest(p)
     for oid in orphans[:MAX_ORPHAN_FINDINGS]:
-        o = by_id[oid]
-        target: str | None = None
-        if oid in row_of and len(ids) > 1:
-            sims = unit @ unit[row_of[oid]]
-            sims[row_of[oid]] = -1.0
-            target = ids[int(np.argmax(sims))]
+        o = p.by_id[oid]
+        target = nearest(oid)
         detail = f"{o.kind} '{clip(o.title, 80)}' has {degree.get(oid, 0)} links and no community"
         if target:
-            detail += f"; nearest item: {by_id[target].kind} '{clip(by_id[target].title, 80)}'"
+            t = p.by_id[target]
+            detail += f"; nearest item: {t.kind} '{clip(t.title, 80)}'"
         findings.append(
             ctx.finding(
                 "orphan",
@@ -209,22 +237,68 @@ async def run(ctx: JobContext) -> JobResult:
                 "link" if target else "keep",
             )
         )
+    return findings
+
+
+class _Timer:
+    """Milliseconds per named step, for the run's summary."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.ms[name] = (now - self._t) * 1000
+        self._t = now
+
+
+async def run(ctx: JobContext) -> JobResult:
+    """Detect communities for the context's project and make them current."""
+    cfg = ctx.settings.consolidate
+    repo = CommunityRepository(ctx.db)
+    timer = _Timer()
+    p = await read_projection(ctx, repo)
+    timer.lap("projection_ms")
+    similar = await similarity_edges(ctx, p)
+    edges = build_edges(p.nodes, p.provenance, p.links, similar)
+    timer.lap("edges_ms")
+    part = await asyncio.to_thread(
+        partition,
+        edges,
+        nodes=list(p.by_id),
+        seed=cfg.seed,
+        resolution=cfg.resolution,
+        backend=cfg.leiden_backend,
+    )
+    timer.lap("leiden_ms")
+
+    groups_all = [[p.by_id[str(m)] for m in g] for g in part.communities]
+    groups = [g for g in groups_all if len(g) >= cfg.min_community_size]
+    orphans = sorted(n.id for g in groups_all if len(g) < cfg.min_community_size for n in g)
+    descs, llm_done = await _llm_summaries(ctx, groups, [describe(g) for g in groups])
+    delta = compare(await previous_members(repo, ctx.project), [{n.id for n in g} for g in groups])
+    timer.lap("describe_ms")
+    communities = await write_run(ctx, repo, part, groups, descs)
+    timer.lap("write_ms")
+    purged = await purge_old_runs(ctx, repo)
+    findings = orphan_findings(ctx, p, orphans, degrees(edges))
 
     summary: dict[str, Any] = {
-        "nodes": len(nodes),
+        "nodes": len(p.nodes),
         "edges": len(edges),
         "similarity_edges": len(similar),
-        "embedded_nodes": len(ids),
+        "embedded_nodes": len(p.ids),
         "communities": len(groups),
         "orphans": len(orphans),
         "quality": round(part.quality, 4),
-        "run_id": run_id,
+        "run_id": ctx.run_id,
         "purged_runs": purged,
         "llm_summaries": llm_done,
         **delta.as_dict(),
-        **{k: round(v, 1) for k, v in timings.items()},
+        **{k: round(v, 1) for k, v in timer.ms.items() if k != "describe_ms"},
     }
-    if len(ids) > MAX_SIMILARITY_NODES:
+    if len(p.ids) > MAX_SIMILARITY_NODES:
         summary["similarity_skipped"] = True
     report = {
         "deltas": delta.as_dict(),

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from consolidate.models import JobContext, JobResult
 from consolidate.text import clip
@@ -16,82 +18,133 @@ from core.text import content_words
 from graph.models import Finding
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.rem import RemRepository
+from graph.rows import KnowledgeNode, OpenFact, TopicSummary
 
 MAX_PER_KIND = 50
 """Findings proposed per kind and run (the rest are counted)."""
 
+DECISION_OVERLAP = 0.6
+"""A decision is covered when this share of its words appears in lessons."""
+
+
+def words_of(titles: Iterable[str], keywords: Iterable[str]) -> set[str]:
+    """Content words of some titles and keyword phrases."""
+    return {w for text in (*titles, *keywords) for w in content_words(text)}
+
+
+@dataclass(frozen=True)
+class LessonCoverage:
+    """What the live lessons already cover: their source turns and their words."""
+
+    turns: frozenset[str]
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, lessons: Sequence[KnowledgeNode]) -> LessonCoverage:
+        turns = frozenset(t for n in lessons for t in n.turn_ids)
+        words = frozenset(
+            words_of((n.title for n in lessons), (k for n in lessons for k in n.keywords))
+        )
+        return cls(turns, words)
+
+    def covers_topic(self, t: TopicSummary) -> bool:
+        """A lesson shares a source turn with the topic, or every topic word is a lesson word."""
+        words = words_of([t.title], t.keywords)
+        return bool(set(t.message_ids) & self.turns) or bool(words and words <= self.words)
+
+    def covers_decision(self, f: OpenFact) -> bool:
+        """A lesson shares a source turn with the decision, or most of its words."""
+        words = set(content_words(f.statement))
+        if set(f.turn_ids) & self.turns:
+            return True
+        return bool(words) and len(words & self.words) >= DECISION_OVERLAP * len(words)
+
+
+@dataclass
+class Proposals:
+    """Findings of one run, at most `MAX_PER_KIND` per kind; every candidate is counted."""
+
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"themes": 0, "pending_todos": 0, "decisions": 0}
+    )
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, counter: str, finding: Finding) -> None:
+        self.counts[counter] += 1
+        if self.counts[counter] <= MAX_PER_KIND:
+            self.findings.append(finding)
+
+
+def propose_themes(
+    ctx: JobContext, topics: Sequence[TopicSummary], lessons: LessonCoverage, out: Proposals
+) -> None:
+    """Recurring topics (most sessions first) that no lesson covers."""
+    for t in sorted(topics, key=lambda t: (-len(t.sessions), t.id)):
+        sessions = set(t.sessions)
+        if len(sessions) < ctx.settings.consolidate.theme_sessions or lessons.covers_topic(t):
+            continue
+        out.add(
+            "themes",
+            ctx.finding(
+                "theme_without_lesson",
+                f"recurring theme without a lesson: {clip(t.title, 60)}",
+                f"discussed in {len(sessions)} sessions ({t.message_count} mentions); "
+                f"keywords: {', '.join(t.keywords[:8])}",
+                [t.id],
+                "create_lesson",
+            ),
+        )
+
+
+def propose_from_facts(
+    ctx: JobContext,
+    facts: Sequence[OpenFact],
+    starts: Sequence[int],
+    lessons: LessonCoverage,
+    out: Proposals,
+) -> None:
+    """Todos open across many later sessions, and decisions no lesson covers (oldest first)."""
+    for f in sorted(facts, key=lambda f: (f.valid_from_ms, f.id)):
+        if f.kind == "todo":
+            later = len(starts) - bisect_right(starts, f.valid_from_ms)
+            if later >= ctx.settings.consolidate.todo_sessions:
+                out.add("pending_todos", _pending_todo(ctx, f, later))
+        elif f.kind == "decision" and not lessons.covers_decision(f):
+            out.add("decisions", _decision(ctx, f))
+
+
+def _pending_todo(ctx: JobContext, f: OpenFact, later: int) -> Finding:
+    return ctx.finding(
+        "pending_todo",
+        f"todo pending for {later} sessions",
+        clip(f.statement or f.subject, 200),
+        [f.id],
+        "keep",
+    )
+
+
+def _decision(ctx: JobContext, f: OpenFact) -> Finding:
+    return ctx.finding(
+        "decision_without_lesson",
+        f"decision to keep as a lesson: {clip(f.statement, 60)}",
+        clip(f.statement, 300),
+        [f.id],
+        "create_lesson",
+    )
+
 
 async def run(ctx: JobContext) -> JobResult:
     """Propose lessons for recurring themes and decisions; surface long-pending todos."""
-    cfg = ctx.settings.consolidate
     rem = RemRepository(ctx.db)
     pf = ctx.project_filter
     topics = await rem.topics(pf, ctx.now_ms)
     nodes = await CommunityRepository(ctx.db).project_nodes(pf, ctx.now_ms)
-    lessons = [n for n in nodes if n["kind"] == "lesson"]
-    lesson_turns = {t for n in lessons for t in n["turn_ids"] or []}
-    lesson_words = {w for n in lessons for k in (n["keywords"] or []) for w in content_words(k)}
-    lesson_words |= {w for n in lessons for w in content_words(n["title"] or "")}
-    findings: list[Finding] = []
-    counts = {"themes": 0, "pending_todos": 0, "decisions": 0}
-
-    for t in sorted(topics, key=lambda t: (-len(t["sessions"] or []), t["id"])):
-        sessions = set(t["sessions"] or [])
-        if len(sessions) < cfg.theme_sessions:
-            continue
-        covered_by_turns = bool(set(t["message_ids"] or []) & lesson_turns)
-        words = {w for k in (t["keywords"] or []) for w in content_words(k)} | set(
-            content_words(t["title"])
-        )
-        if covered_by_turns or (words and words <= lesson_words):
-            continue
-        counts["themes"] += 1
-        if counts["themes"] <= MAX_PER_KIND:
-            findings.append(
-                ctx.finding(
-                    "theme_without_lesson",
-                    f"recurring theme without a lesson: {clip(t['title'], 60)}",
-                    f"discussed in {len(sessions)} sessions "
-                    f"({int(t['message_count'] or 0)} mentions); "
-                    f"keywords: {', '.join((t['keywords'] or [])[:8])}",
-                    [t["id"]],
-                    "create_lesson",
-                )
-            )
-
+    lessons = LessonCoverage.of([n for n in nodes if n.kind == "lesson"])
+    out = Proposals()
+    propose_themes(ctx, topics, lessons, out)
     facts = await rem.open_facts(pf, ctx.now_ms)
     starts = await rem.session_starts(pf, ctx.now_ms)
-    for f in sorted(facts, key=lambda f: (int(f["valid_from"] or 0), f["id"])):
-        if f["kind"] == "todo":
-            later = len(starts) - bisect_right(starts, int(f["valid_from"] or 0))
-            if later >= cfg.todo_sessions:
-                counts["pending_todos"] += 1
-                if counts["pending_todos"] <= MAX_PER_KIND:
-                    findings.append(
-                        ctx.finding(
-                            "pending_todo",
-                            f"todo pending for {later} sessions",
-                            clip(f["statement"] or f["subject"] or "", 200),
-                            [f["id"]],
-                            "keep",
-                        )
-                    )
-        elif f["kind"] == "decision":
-            turns = set(f["turn_ids"] or [])
-            words = set(content_words(f["statement"] or ""))
-            if turns & lesson_turns or (words and len(words & lesson_words) >= 0.6 * len(words)):
-                continue
-            counts["decisions"] += 1
-            if counts["decisions"] <= MAX_PER_KIND:
-                findings.append(
-                    ctx.finding(
-                        "decision_without_lesson",
-                        f"decision to keep as a lesson: {clip(f['statement'] or '', 60)}",
-                        clip(f["statement"] or "", 300),
-                        [f["id"]],
-                        "create_lesson",
-                    )
-                )
+    propose_from_facts(ctx, facts, starts, lessons, out)
     return JobResult(
-        summary={"topics": len(topics), "facts": len(facts), **counts}, findings=findings
+        summary={"topics": len(topics), "facts": len(facts), **out.counts}, findings=out.findings
     )

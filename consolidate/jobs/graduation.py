@@ -9,13 +9,12 @@ proposing to archive the older correction.
 
 from __future__ import annotations
 
-from typing import Any
-
 from consolidate.models import JobContext, JobResult
 from consolidate.text import clip
 from core.timeutil import to_ms
 from graph.models import CorrectionStatus, Finding
 from graph.repositories.rem import RemRepository
+from graph.rows import CorrectionStatusChange
 from knowledge.scoring import STATUS_ORDER, correction_status
 
 _BY_ORDER: dict[int, CorrectionStatus] = {v: k for k, v in STATUS_ORDER.items()}
@@ -31,7 +30,7 @@ async def run(ctx: JobContext) -> JobResult:
     rules = ctx.settings.corrections
     repo = RemRepository(ctx.db)
     records = await repo.corrections(ctx.project_filter, ctx.now_ms)
-    updates: list[tuple[str, dict[str, Any]]] = []
+    updates: list[CorrectionStatusChange] = []
     findings: list[Finding] = []
     promoted: dict[str, int] = {}
     demoted = 0
@@ -43,16 +42,8 @@ async def run(ctx: JobContext) -> JobResult:
         if fresh:
             new_status = demote(c.status)
             demoted += 1
-            updates.append(
-                (
-                    c.id,
-                    {
-                        "status": new_status,
-                        "demoted_for": sorted({*rec.demoted_for, *fresh}),
-                        "status_changed_at": ctx.now_ms,
-                    },
-                )
-            )
+            demoted_for = tuple(sorted({*rec.demoted_for, *fresh}))
+            updates.append(CorrectionStatusChange(c.id, new_status, ctx.now_ms, demoted_for))
             findings.append(
                 ctx.finding(
                     "contradicted",
@@ -80,8 +71,8 @@ async def run(ctx: JobContext) -> JobResult:
         )
         if new_status != c.status:
             promoted[new_status] = promoted.get(new_status, 0) + 1
-            updates.append((c.id, {"status": new_status, "status_changed_at": ctx.now_ms}))
-    await repo.set_correction_props(updates)
+            updates.append(CorrectionStatusChange(c.id, new_status, ctx.now_ms))
+    await repo.set_correction_status(updates)
     return JobResult(
         summary={
             "corrections": len(records),

@@ -9,10 +9,10 @@ a topic when they share a source turn or session with it, or a keyword. Layers u
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+from consolidate.config import ConsolidateSection
 from consolidate.models import JobContext, JobResult
-from consolidate.projection import KnowledgeNode, node_from_row
 from consolidate.text import clip, fit_bytes
 from core.ids import make_id
 from core.text import content_words
@@ -20,9 +20,12 @@ from graph.models import ReferenceLayer
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.reference_layers import ReferenceLayerRepository
 from graph.repositories.rem import RemRepository
+from graph.rows import ExampleTurn, KnowledgeNode, TopicSummary
 
 EXAMPLE_TURNS = 6
 """Example turns quoted per layer."""
+
+_SECTIONS = (("correction", "Rules and corrections"), ("lesson", "Lessons"), ("fact", "Facts"))
 
 
 def estimate_tokens(text: str) -> int:
@@ -30,120 +33,146 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def related(topic: dict[str, Any], items: list[KnowledgeNode]) -> list[KnowledgeNode]:
+def _words(title: str, keywords: Sequence[str]) -> set[str]:
+    return {w for k in keywords for w in content_words(k)} | set(content_words(title))
+
+
+def related(topic: TopicSummary, items: Sequence[KnowledgeNode]) -> list[KnowledgeNode]:
     """Items sharing a turn, a session or a keyword with the topic, heaviest first."""
-    turns = set(topic["message_ids"] or [])
-    sessions = set(topic["sessions"] or [])
-    words = {w for k in (topic["keywords"] or []) for w in content_words(k)} | set(
-        content_words(topic["title"] or "")
-    )
-    out = []
-    for it in items:
-        iw = {w for k in it.keywords for w in content_words(k)} | set(content_words(it.title))
-        if set(it.turn_ids) & turns or set(it.session_ids) & sessions or iw & words:
-            out.append(it)
+    turns = set(topic.message_ids)
+    sessions = set(topic.sessions)
+    words = _words(topic.title, topic.keywords)
+    out = [
+        it
+        for it in items
+        if set(it.turn_ids) & turns
+        or set(it.session_ids) & sessions
+        or _words(it.title, it.keywords) & words
+    ]
     return sorted(out, key=lambda x: (-x.weight, x.id))
 
 
+def _header(topic: TopicSummary) -> list[str]:
+    lines = [f"# {topic.title}", ""]
+    if topic.keywords:
+        lines += [f"Keywords: {', '.join(topic.keywords[:12])}", ""]
+    lines += [
+        f"Discussed in {len(topic.sessions)} sessions, {topic.message_count} mentions.",
+        "",
+    ]
+    return lines
+
+
+def _section(title: str, group: Sequence[KnowledgeNode]) -> list[str]:
+    lines = [f"## {title}"]
+    for it in group[:40]:
+        extra = f" — {clip(it.text, 240)}" if it.text and it.text != it.title else ""
+        lines.append(f"- {clip(it.title, 200)}{extra}")
+    lines.append("")
+    return lines
+
+
+def _examples(examples: Sequence[ExampleTurn]) -> list[str]:
+    lines = ["## Examples"]
+    for ex in examples:
+        lines += [f"> **{ex.role}**: {clip(ex.text, 400)}", ""]
+    return lines
+
+
 def assemble(
-    topic: dict[str, Any],
-    items: list[KnowledgeNode],
-    examples: list[dict[str, Any]],
+    topic: TopicSummary,
+    items: Sequence[KnowledgeNode],
+    examples: Sequence[ExampleTurn],
     max_tokens: int,
 ) -> tuple[str, list[str]]:
     """Reference text and its gaps."""
-    sections = [("correction", "Rules and corrections"), ("lesson", "Lessons"), ("fact", "Facts")]
-    lines = [f"# {topic['title']}", ""]
-    if topic["keywords"]:
-        lines += [f"Keywords: {', '.join(topic['keywords'][:12])}", ""]
-    lines += [
-        f"Discussed in {len(topic['sessions'] or [])} sessions, "
-        f"{int(topic['message_count'] or 0)} mentions.",
-        "",
-    ]
+    lines = _header(topic)
     gaps: list[str] = []
-    for kind, title in sections:
+    for kind, title in _SECTIONS:
         group = [i for i in items if i.kind == kind]
-        if not group:
-            gaps.append(f"no {title.lower()} about '{topic['title']}'")
-            continue
-        lines.append(f"## {title}")
-        for it in group[:40]:
-            extra = f" — {clip(it.text, 240)}" if it.text and it.text != it.title else ""
-            lines.append(f"- {clip(it.title, 200)}{extra}")
-        lines.append("")
+        if group:
+            lines += _section(title, group)
+        else:
+            gaps.append(f"no {title.lower()} about '{topic.title}'")
     if examples:
-        lines.append("## Examples")
-        for ex in examples:
-            lines.append(f"> **{ex['role']}**: {clip(ex['text'] or '', 400)}")
-            lines.append("")
+        lines += _examples(examples)
     else:
         gaps.append("no example turns")
     text = "\n".join(lines).rstrip() + "\n"
     return fit_bytes(text, max_tokens * 4), gaps
 
 
+def due(
+    topics: Sequence[TopicSummary], existing: Mapping[str, ReferenceLayer], cfg: ConsolidateSection
+) -> list[TopicSummary]:
+    """Topics without a layer, or with enough new mentions since theirs was built."""
+    todo = []
+    for t in topics:
+        layer = existing.get(t.id)
+        grown = t.message_count - (layer.turns_at_build if layer else 0)
+        if layer is None or grown >= cfg.reference_refresh_turns:
+            todo.append(t)
+    return todo
+
+
+def build_layer(
+    ctx: JobContext,
+    t: TopicSummary,
+    items: Sequence[KnowledgeNode],
+    turns: Mapping[str, ExampleTurn],
+) -> ReferenceLayer:
+    """The layer of one topic; short ones say so first among their gaps."""
+    cfg = ctx.settings.consolidate
+    rel = related(t, items)
+    examples = [turns[i] for i in t.message_ids[:EXAMPLE_TURNS] if i in turns]
+    text, gaps = assemble(t, rel, examples, cfg.reference_max_tokens)
+    ntok = estimate_tokens(text)
+    if ntok < cfg.reference_min_tokens:
+        gaps.insert(0, f"only {ntok} tokens of material (target ≥ {cfg.reference_min_tokens})")
+    return ReferenceLayer(
+        id=make_id("reference_layer", ctx.project, t.id),
+        project=ctx.project,
+        topic_id=t.id,
+        title=t.title,
+        text=text,
+        token_count=ntok,
+        source_ids=tuple(i.id for i in rel[:100]),
+        gaps=tuple(gaps),
+        turns_at_build=t.message_count,
+        valid_from=ctx.now,
+        recorded_at=ctx.now,
+    )
+
+
 async def run(ctx: JobContext) -> JobResult:
     """Build or refresh reference layers for high-weight topics."""
     cfg = ctx.settings.consolidate
-    rem = RemRepository(ctx.db)
     layers_repo = ReferenceLayerRepository(ctx.db)
-    topics = [
-        t
-        for t in await rem.topics(ctx.project_filter, ctx.now_ms)
-        if float(t["weight"] or 0) >= cfg.reference_min_weight
-    ]
+    stored = await RemRepository(ctx.db).topics(ctx.project_filter, ctx.now_ms)
+    topics = [t for t in stored if t.weight >= cfg.reference_min_weight]
     existing = {x.topic_id: x for x in await layers_repo.list_layers(ctx.project, ctx.now_ms)}
-    todo = []
-    for t in topics:
-        layer = existing.get(t["id"])
-        grown = int(t["message_count"] or 0) - (layer.turns_at_build if layer else 0)
-        if layer is None or grown >= cfg.reference_refresh_turns:
-            todo.append(t)
+    todo = due(topics, existing, cfg)
     if not todo:
         return JobResult(summary={"topics": len(topics), "built": 0, "refreshed": 0})
-    items = [
-        node_from_row(r)
-        for r in await CommunityRepository(ctx.db).project_nodes(ctx.project_filter, ctx.now_ms)
-        if r["kind"] != "topic"
-    ]
-    turn_ids = [i for t in todo for i in (t["message_ids"] or [])[:EXAMPLE_TURNS]]
-    turns = {r["id"]: r for r in await layers_repo.turns(turn_ids)}
-    out: list[ReferenceLayer] = []
-    gaps_report: list[str] = []
-    short = 0
-    for t in todo:
-        rel = related(t, items)
-        examples = [turns[i] for i in (t["message_ids"] or [])[:EXAMPLE_TURNS] if i in turns]
-        text, gaps = assemble(t, rel, examples, cfg.reference_max_tokens)
-        ntok = estimate_tokens(text)
-        if ntok < cfg.reference_min_tokens:
-            short += 1
-            gaps.insert(0, f"only {ntok} tokens of material (target ≥ {cfg.reference_min_tokens})")
-        gaps_report += [f"{t['title']}: {g}" for g in gaps]
-        out.append(
-            ReferenceLayer(
-                id=make_id("reference_layer", ctx.project, t["id"]),
-                project=ctx.project,
-                topic_id=t["id"],
-                title=t["title"],
-                text=text,
-                token_count=ntok,
-                source_ids=tuple(i.id for i in rel[:100]),
-                gaps=tuple(gaps),
-                turns_at_build=int(t["message_count"] or 0),
-                valid_from=ctx.now,
-                recorded_at=ctx.now,
-            )
-        )
+    nodes = await CommunityRepository(ctx.db).project_nodes(ctx.project_filter, ctx.now_ms)
+    items = [n for n in nodes if n.kind != "topic"]
+    turn_ids = [i for t in todo for i in t.message_ids[:EXAMPLE_TURNS]]
+    turns = {x.id: x for x in await layers_repo.turns(turn_ids)}
+    out = [build_layer(ctx, t, items, turns) for t in todo]
     await layers_repo.upsert_many(out)
-    refreshed = sum(1 for t in todo if t["id"] in existing)
+    return _result(len(topics), out, existing, cfg.reference_min_tokens)
+
+
+def _result(
+    topics: int, out: Sequence[ReferenceLayer], existing: Mapping[str, object], min_tokens: int
+) -> JobResult:
+    refreshed = sum(1 for x in out if x.topic_id in existing)
     return JobResult(
         summary={
-            "topics": len(topics),
+            "topics": topics,
             "built": len(out) - refreshed,
             "refreshed": refreshed,
-            "short": short,
+            "short": sum(1 for x in out if x.token_count < min_tokens),
         },
-        report={"gaps": gaps_report[:50]},
+        report={"gaps": [f"{x.title}: {g}" for x in out for g in x.gaps][:50]},
     )

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from consolidate.models import JobContext, JobResult
 from consolidate.text import clip
@@ -21,6 +20,7 @@ from core.text import content_words
 from core.timeutil import days_between, to_ms
 from graph.models import Finding
 from graph.repositories.rem import RemRepository
+from graph.rows import CorrectionDecay
 from knowledge.scoring import correction_effective_weight
 
 FADED = 0.05
@@ -110,7 +110,7 @@ async def run(ctx: JobContext) -> JobResult:
             x.keywords,
             True,
         )
-    updates: list[tuple[str, dict[str, Any]]] = []
+    updates: list[CorrectionDecay] = []
     for crec in corrections:
         c = crec.correction
         last = to_ms(c.last_seen or c.recorded_at)
@@ -123,16 +123,7 @@ async def run(ctx: JobContext) -> JobResult:
             half_life_days=c.half_life_days,
         )
         dec = decayed_confidence(c.confidence, days, c.half_life_days)
-        updates.append(
-            (
-                c.id,
-                {
-                    "effective_weight": round(eff, 6),
-                    "decayed_confidence": round(dec, 6),
-                    "decayed_at": now,
-                },
-            )
-        )
+        updates.append(CorrectionDecay(c.id, round(eff, 6), round(dec, 6), now))
         label = clip(c.rule_text, 60)
         if c.status == "correction" and eff < FADED and c.usage_count == 0:
             counts["faded"] += 1
@@ -147,7 +138,7 @@ async def run(ctx: JobContext) -> JobResult:
             )
             continue
         check("correction", c.id, label, c.usage_count, last, None, (), c.status == "correction")
-    await repo.set_correction_props(updates)
+    await repo.set_correction_decay(updates)
     return JobResult(
         summary={
             "lessons": len(lessons),

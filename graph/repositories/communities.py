@@ -6,14 +6,19 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from graph.cypher import Q
-from graph.db import GraphDB, Row
+from graph.db import GraphDB
 from graph.models import Community, CommunityRun
 from graph.records import (
     community_from_record,
     community_run_from_record,
     community_run_to_row,
     community_to_row,
+    item_embedding_from_record,
+    knowledge_link_from_record,
+    knowledge_node_from_record,
+    provenance_from_record,
 )
+from graph.rows import ItemEmbedding, KnowledgeLink, KnowledgeNode, Provenance
 
 _NODES = Q("community.project_nodes")
 _PROVENANCE = Q("community.project_provenance")
@@ -44,21 +49,24 @@ class CommunityRepository:
     def __init__(self, db: GraphDB) -> None:
         self._db = db
 
-    async def project_nodes(self, project: str | None, now_ms: int) -> list[Row]:
-        """Live topics, lessons, corrections and facts, one row each (see the query's columns)."""
-        return await self._db.read(_NODES, project=project, now=now_ms)
+    async def project_nodes(self, project: str | None, now_ms: int) -> list[KnowledgeNode]:
+        """Live topics, lessons, corrections and facts of `project` (None: all)."""
+        rows = await self._db.read(_NODES, project=project, now=now_ms)
+        return [knowledge_node_from_record(r) for r in rows]
 
-    async def project_provenance(self, project: str | None, now_ms: int) -> list[Row]:
-        """(item_id, turn_id, session_id) for every DERIVED_FROM and MENTIONS edge."""
-        return await self._db.read(_PROVENANCE, project=project, now=now_ms)
+    async def project_provenance(self, project: str | None, now_ms: int) -> list[Provenance]:
+        """The turn (and session) behind every `DERIVED_FROM` and `MENTIONS` edge."""
+        rows = await self._db.read(_PROVENANCE, project=project, now=now_ms)
+        return [provenance_from_record(r) for r in rows]
 
-    async def project_links(self, now_ms: int) -> list[Row]:
-        """Explicit links between live knowledge items: source_id, target_id, type, weight."""
-        return await self._db.read(_LINKS, now=now_ms)
+    async def project_links(self, now_ms: int) -> list[KnowledgeLink]:
+        """Explicit links between live knowledge items."""
+        return [knowledge_link_from_record(r) for r in await self._db.read(_LINKS, now=now_ms)]
 
-    async def project_embeddings(self, project: str | None, now_ms: int) -> list[Row]:
-        """(id, embedding) of live knowledge items that have one."""
-        return await self._db.read(_EMBEDDINGS, project=project, now=now_ms)
+    async def project_embeddings(self, project: str | None, now_ms: int) -> list[ItemEmbedding]:
+        """Embeddings of the live knowledge items that have one."""
+        rows = await self._db.read(_EMBEDDINGS, project=project, now=now_ms)
+        return [e for e in map(item_embedding_from_record, rows) if e is not None]
 
     async def save_run(self, run: CommunityRun) -> None:
         """Create or update a `CommunityRun`."""

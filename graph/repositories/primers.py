@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.cypher import Q
-from graph.db import GraphDB, Row
+from graph.db import GraphDB
 from graph.models import Primer, PrimerPeriod
-from graph.records import primer_from_record, primer_to_row
+from graph.records import primer_from_record, primer_to_row, rollup_source_from_record
+from graph.rows import RollupSource
 
 _SOURCES = Q("primer.sources")
 _LIST = Q("primer.list")
@@ -25,11 +26,12 @@ class PrimerRepository:
 
     async def sources(
         self, project: str | None, since_ms: int, until_ms: int, now_ms: int
-    ) -> list[Row]:
-        """Sessions, lessons, corrections and facts of a window: kind, id, title, text, at, sub."""
-        return await self._db.read(
+    ) -> list[RollupSource]:
+        """Sessions, lessons, corrections and facts of `project` (None: all) in a time window."""
+        rows = await self._db.read(
             _SOURCES, project=project, since=since_ms, until=until_ms, now=now_ms
         )
+        return [rollup_source_from_record(r) for r in rows]
 
     async def list_primers(self, project: str, period: PrimerPeriod, now_ms: int) -> list[Primer]:
         """Every current primer of one period kind, oldest key first."""

@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.cypher import Q
-from graph.db import GraphDB, Row
+from graph.db import GraphDB
 from graph.models import ReferenceLayer
-from graph.records import reference_layer_from_record, reference_layer_to_row
+from graph.records import (
+    example_turn_from_record,
+    reference_layer_from_record,
+    reference_layer_to_row,
+)
+from graph.rows import ExampleTurn
 
 _LIST = Q("reference_layer.list")
 _UPSERT = Q("reference_layer.upsert_many")
@@ -30,8 +35,8 @@ class ReferenceLayerRepository:
         if layers:
             await self._db.write(_UPSERT, rows=[reference_layer_to_row(x) for x in layers])
 
-    async def turns(self, ids: Sequence[str]) -> list[Row]:
-        """Example turns: id, text, role, session_id, at."""
+    async def turns(self, ids: Sequence[str]) -> list[ExampleTurn]:
+        """The turns with these ids (to quote as examples)."""
         if not ids:
             return []
-        return await self._db.read(_TURNS, ids=list(ids))
+        return [example_turn_from_record(r) for r in await self._db.read(_TURNS, ids=list(ids))]

@@ -15,11 +15,25 @@ from graph.cypher import Q, QueryRef
 from graph.db import GraphDB, Row
 from graph.models import Correction, Lesson, LessonVersion
 from graph.records import (
-    correction_from_record,
+    correction_decay_to_props,
+    correction_record_from_record,
+    correction_status_to_props,
     correction_to_row,
-    lesson_from_record,
+    lesson_record_from_record,
     lesson_to_row,
     lesson_version_to_row,
+    open_fact_from_record,
+    topic_link_from_record,
+    topic_summary_from_record,
+)
+from graph.rows import (
+    CorrectionDecay,
+    CorrectionRecord,
+    CorrectionStatusChange,
+    LessonRecord,
+    OpenFact,
+    TopicLink,
+    TopicSummary,
 )
 
 _LESSONS = Q("rem.lessons_for_review")
@@ -65,24 +79,6 @@ _CORRECTION_MERGE_FIELDS = (
 
 
 @dataclass(frozen=True)
-class LessonRecord:
-    """A live lesson and when it was last refined (epoch ms, None if never)."""
-
-    lesson: Lesson
-    last_refined_at: int | None
-
-
-@dataclass(frozen=True)
-class CorrectionRecord:
-    """A live correction and the live corrections it contradicts (id, last_seen epoch ms)."""
-
-    correction: Correction
-    contradictions: tuple[tuple[str, int | None], ...]
-    demoted_for: tuple[str, ...] = ()
-    """Contradicting correction ids that already caused a demotion (not a model field)."""
-
-
-@dataclass(frozen=True)
 class LessonMerge:
     """One lesson merge: the merged state of `keep`, and both pre-merge snapshots."""
 
@@ -115,19 +111,12 @@ class RemRepository:
     async def lessons(self, project: str | None, now_ms: int) -> list[LessonRecord]:
         """Live lessons (with embeddings) of `project` (None: all)."""
         rows = await self._db.read(_LESSONS, project=project, now=now_ms)
-        return [LessonRecord(lesson_from_record(r["node"]), r["last_refined_at"]) for r in rows]
+        return [lesson_record_from_record(r) for r in rows]
 
     async def corrections(self, project: str | None, now_ms: int) -> list[CorrectionRecord]:
         """Live corrections (with embeddings) and their live contradictions."""
         rows = await self._db.read(_CORRECTIONS, project=project, now=now_ms)
-        return [
-            CorrectionRecord(
-                correction_from_record(r["node"]),
-                tuple((c["id"], c.get("last_seen")) for c in r["contradictions"] or ()),
-                tuple(r["node"].get("demoted_for") or ()),
-            )
-            for r in rows
-        ]
+        return [correction_record_from_record(r) for r in rows]
 
     async def merge_lessons(self, merges: Sequence[LessonMerge], now_ms: int) -> int:
         """Apply lesson merges (snapshots, union, DUPLICATE_OF, close the duplicate)."""
@@ -178,13 +167,20 @@ class RemRepository:
             )
         return int(res[0]["n"]) if res else 0
 
-    async def set_correction_props(self, updates: Sequence[tuple[str, dict[str, Any]]]) -> int:
-        """Set computed properties on corrections: `(id, {property: value})` pairs."""
-        if not updates:
+    async def set_correction_decay(self, updates: Sequence[CorrectionDecay]) -> int:
+        """Store each correction's recomputed effective weight and decayed confidence."""
+        rows = [{"id": u.id, "props": correction_decay_to_props(u)} for u in updates]
+        return await self._set_correction_props(rows)
+
+    async def set_correction_status(self, changes: Sequence[CorrectionStatusChange]) -> int:
+        """Store graduations and demotions."""
+        rows = [{"id": u.id, "props": correction_status_to_props(u)} for u in changes]
+        return await self._set_correction_props(rows)
+
+    async def _set_correction_props(self, rows: list[Row]) -> int:
+        if not rows:
             return 0
-        res = await self._db.write(
-            _SET_CORRECTION, rows=[{"id": i, "props": p} for i, p in updates]
-        )
+        res = await self._db.write(_SET_CORRECTION, rows=rows)
         return int(res[0]["n"]) if res else 0
 
     async def recent_texts(self, project: str | None, since_ms: int) -> list[tuple[str, str]]:
@@ -214,13 +210,14 @@ class RemRepository:
         rows = await self._db.write(_CREATE_LESSONS, rows=[lesson_to_row(x) for x in lessons])
         return [r["id"] for r in rows]
 
-    async def topics(self, project: str | None, now_ms: int) -> list[Row]:
-        """Live topics without embeddings (see `rem.topics_for_weights` columns)."""
-        return await self._db.read(_TOPICS, project=project, now=now_ms)
+    async def topics(self, project: str | None, now_ms: int) -> list[TopicSummary]:
+        """Live topics of `project` (None: all), without embeddings."""
+        rows = await self._db.read(_TOPICS, project=project, now=now_ms)
+        return [topic_summary_from_record(r) for r in rows]
 
-    async def topic_links(self, now_ms: int) -> list[Row]:
-        """Stored `RELATED_TO` edges between live topics: source_id, target_id, weight."""
-        return await self._db.read(_TOPIC_LINKS, now=now_ms)
+    async def topic_links(self, now_ms: int) -> list[TopicLink]:
+        """Stored `RELATED_TO` edges between live topics."""
+        return [topic_link_from_record(r) for r in await self._db.read(_TOPIC_LINKS, now=now_ms)]
 
     async def set_topic_weights(self, rows: Sequence[tuple[str, float, str]], now_ms: int) -> int:
         """Write `(id, weight, phase)` per topic."""
@@ -245,9 +242,10 @@ class RemRepository:
             total += int(res[0]["n"]) if res else 0
         return total
 
-    async def open_facts(self, project: str | None, now_ms: int) -> list[Row]:
-        """Live facts: id, kind, statement, subject, valid_from, turn_ids."""
-        return await self._db.read(_OPEN_FACTS, project=project, now=now_ms)
+    async def open_facts(self, project: str | None, now_ms: int) -> list[OpenFact]:
+        """Live facts of `project` (None: all)."""
+        rows = await self._db.read(_OPEN_FACTS, project=project, now=now_ms)
+        return [open_fact_from_record(r) for r in rows]
 
     async def session_starts(self, project: str | None, now_ms: int) -> list[int]:
         """Start times (epoch ms) of the live sessions, sorted."""

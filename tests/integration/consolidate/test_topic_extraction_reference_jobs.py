@@ -48,13 +48,13 @@ async def test_topic_weights_and_cooccurrence_are_recomputed(graph_db, rem_setti
         "topic_weights", db=graph_db, settings=rem_settings, now=NOW, project="p"
     )
     assert report.status == "succeeded", report.error
-    rows = {t["id"]: t for t in await RemRepository(graph_db).topics("p", to_ms(NOW))}
-    assert rows["top_hot"]["weight"] > rows["top_mid"]["weight"] > rows["top_cold"]["weight"]
-    assert rows["top_hot"]["phase"] == "active"
-    assert rows["top_cold"]["phase"] == "completed"
+    rows = {t.id: t for t in await RemRepository(graph_db).topics("p", to_ms(NOW))}
+    assert rows["top_hot"].weight > rows["top_mid"].weight > rows["top_cold"].weight
+    assert rows["top_hot"].phase == "active"
+    assert rows["top_cold"].phase == "completed"
     assert report.summary["cooccurrence_edges"] == 2  # hot–cold (s1), hot–mid (s2, s3)
     links = {
-        (r["source_id"], r["target_id"]): r["weight"]
+        (r.source_id, r.target_id): r.weight
         for r in await RemRepository(graph_db).topic_links(to_ms(NOW))
     }
     assert links[("top_hot", "top_mid")] == 0.5  # 2 shared sessions: 2 / (2 + 2)

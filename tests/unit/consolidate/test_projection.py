@@ -3,12 +3,12 @@ from typing import Any
 import numpy as np
 
 from consolidate.projection import (
-    KnowledgeNode,
     build_edges,
     compare,
     describe,
     similar_pairs,
 )
+from graph.rows import KnowledgeLink, KnowledgeNode, Provenance
 
 
 def _n(id: str, kind: str = "lesson", **kw: Any) -> KnowledgeNode:
@@ -21,10 +21,10 @@ def test_shared_turns_sessions_links_and_similarity_sum_into_one_edge():
         _n("b", turn_ids=("t1",)),
         _n("c", session_ids=("s",)),
     ]
-    prov = [{"item_id": "b", "turn_id": "t9", "session_id": "s"}]
-    links: list[dict[str, Any]] = [
-        {"source_id": "a", "target_id": "c", "type": "RELATED_TO", "weight": 0.4},
-        {"source_id": "a", "target_id": "zzz", "type": "DUPLICATE_OF", "weight": None},
+    prov = [Provenance(item_id="b", turn_id="t9", session_id="s")]
+    links = [
+        KnowledgeLink(source_id="a", target_id="c", type="RELATED_TO", weight=0.4),
+        KnowledgeLink(source_id="a", target_id="zzz", type="DUPLICATE_OF", weight=None),
     ]
     edges = build_edges(nodes, prov, links, [("b", "c", 0.8)])
     # session s holds a, b, c: each pair gets 0.5 / (3 - 1) = 0.25

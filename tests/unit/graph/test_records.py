@@ -232,3 +232,34 @@ def test_text_is_made_storable() -> None:
     row = records.turn_to_row(t)
     assert (row["text"], row["speaker"]) == ("ok\ufffd", "")
     row["text"].encode("utf-8")
+
+
+def test_rem_rows_map_nulls_to_empty_values() -> None:
+    from graph.records import (
+        item_embedding_from_record,
+        knowledge_link_from_record,
+        open_fact_from_record,
+        provenance_from_record,
+        topic_summary_from_record,
+    )
+    from graph.rows import KnowledgeLink, OpenFact, Provenance, TopicSummary
+
+    nulls = dict.fromkeys(
+        ("title", "keywords", "message_count", "message_ids", "sessions", "projects"), None
+    )
+    assert topic_summary_from_record(
+        {"id": "t", **nulls, "last_seen": None, "weight": None, "phase": None}
+    ) == TopicSummary(id="t")
+    assert topic_summary_from_record({"id": "t", "last_seen": 5, "sessions": ["a"]}) == (
+        TopicSummary(id="t", last_seen_ms=5, sessions=("a",))
+    )
+    assert open_fact_from_record(
+        {"id": "f", "kind": "todo", "statement": None, "valid_from": None, "turn_ids": None}
+    ) == OpenFact(id="f", kind="todo")
+    assert provenance_from_record({"item_id": "i", "turn_id": None, "session_id": ""}) == (
+        Provenance("i")
+    )
+    assert knowledge_link_from_record(
+        {"source_id": "a", "target_id": "b", "type": None, "weight": None}
+    ) == KnowledgeLink("a", "b", "RELATED_TO", None)
+    assert item_embedding_from_record({"id": "x", "embedding": None}) is None
