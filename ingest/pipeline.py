@@ -14,8 +14,9 @@ import asyncio
 import hashlib
 import itertools
 import logging
+import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,11 +28,11 @@ from core.timeutil import now_ms
 from graph.db import GraphDB
 from graph.errors import GraphUnavailableError, InvalidInputError
 from graph.models import Session, Turn
-from graph.repositories.source_files import SourceFileRepository, SourceFileState
+from graph.repositories.source_files import OpenTurn, SourceFileRepository, SourceFileState
 from ingest.config import IngestSettings
 from ingest.models import FileOutcome, FileReport, IngestReport, ParsedSession, ParseIssue
 from ingest.normalize import embedding_text, normalize_session
-from ingest.sources.base import ParseCursor, ParseOptions, ParseResult
+from ingest.sources.base import ParseCursor, ParseOptions, ParseResult, SourceParser
 from ingest.sources.detect import detect_format, formats, parser_for, wanted_file
 from ingest.writer import TurnWriter, session_model, turn_model
 
@@ -125,6 +126,56 @@ def _read_from(path: Path, offset: int) -> bytes:
 
 def _sha(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class _Chunk:
+    """The bytes of a file to parse, and what precedes them."""
+
+    offset: int
+    """Where `data` starts in the file (0, or the offset an append resumes from)."""
+    hasher: Any
+    """SHA-256 state of the file's first `offset` bytes."""
+    data: bytes
+    before: bytes = b""
+    """The last bytes before `offset` (kept by `--watch` to recognise the file)."""
+
+    @property
+    def size(self) -> int:
+        """The file size this chunk ends at."""
+        return self.offset + len(self.data)
+
+    @classmethod
+    def of(cls, data: bytes, appendable: SourceFileState | None) -> _Chunk:
+        """All of `data`, or only what follows the saved offset when the prefix is unchanged."""
+        if appendable is not None and len(data) >= appendable.offset:
+            head = hashlib.sha256(memoryview(data)[: appendable.offset])
+            if head.hexdigest() == appendable.prefix_sha:
+                off = appendable.offset
+                return cls(off, head, data[off:], data[max(0, off - _TAIL) : off])
+        return cls(0, hashlib.sha256(), data)
+
+
+def _gone(state: SourceFileState | None, sessions: Sequence[ParsedSession]) -> list[str]:
+    """Sessions the file held when it was last ingested and no longer has."""
+    if state is None:
+        return []
+    return sorted(set(state.session_ids) - {session_model(s).id for s in sessions})
+
+
+@dataclass(frozen=True)
+class _Resume:
+    """Where a parse starts: from scratch, or from the saved cursor after an unchanged prefix."""
+
+    cursor: ParseCursor | None
+    outcome: FileOutcome
+    prior_turns: int
+
+    @classmethod
+    def of(cls, state: SourceFileState | None, chunk: _Chunk) -> _Resume:
+        if chunk.offset and state is not None:
+            return cls(ParseCursor.model_validate_json(state.cursor_json), "appended", state.turns)
+        return cls(None, "new" if state is None else "changed", 0)
 
 
 async def ingest_paths(
@@ -303,6 +354,7 @@ class _FileContext:
             self._done(FileReport(path=key, format=name, outcome="failed", issues=1))
 
     async def _ingest(self, path: Path, key: str, name: str) -> None:
+        """Read what is new in one file, parse it, write it, run the hooks, save the file state."""
         parser = parser_for(name)
         state = await self.states.get(key)
         if state is not None and state.format != name:
@@ -312,49 +364,73 @@ class _FileContext:
         if state is not None and state.size == st.st_size and state.mtime_ns == st.st_mtime_ns:
             self._unchanged(key, name, state)  # same size and mtime: not even read
             return
-        cursor: ParseCursor | None = None
-        outcome: FileOutcome = "new" if state is None else "changed"
-        prior_turns = 0
-        can_append = state is not None and parser.incremental and bool(state.cursor_json)
-        memo = self.tails.get(key) if self.tails is not None else None
-        before = b""
-        chunk: bytes | None = None
-        if (
-            can_append
-            and state is not None
-            and memo is not None
-            and (memo.inode, memo.offset, memo.prefix_sha)
-            == (st.st_ino, state.offset, state.prefix_sha)
-            and st.st_size > state.size
-        ):
-            # --watch: read only what follows the offset, after checking the bytes just before
-            # it are the ones this process ingested (hash of the prefix carried in memory)
-            raw = await asyncio.to_thread(_read_from, path, state.offset - len(memo.tail))
-            if raw.startswith(memo.tail):
-                base_off, base_hash, before = state.offset, memo.hasher.copy(), memo.tail
-                chunk = raw[len(memo.tail) :]
+        appendable = state if state and parser.incremental and state.cursor_json else None
+        chunk = await self._watched_chunk(path, key, appendable, st)
         if chunk is None:
             data = await asyncio.to_thread(path.read_bytes)
             if state is not None and state.size == len(data) and state.file_sha == _sha(data):
                 self._unchanged(key, name, state)  # touched, not changed
                 return
-            base_off, base_hash, chunk = 0, hashlib.sha256(), data
-            if can_append and state is not None and len(data) >= state.offset:
-                head = hashlib.sha256(memoryview(data)[: state.offset])
-                if head.hexdigest() == state.prefix_sha:
-                    base_off, base_hash = state.offset, head
-                    before, chunk = data[max(0, base_off - _TAIL) : base_off], data[base_off:]
-        if base_off and state is not None:  # resume after what was ingested
-            cursor = ParseCursor.model_validate_json(state.cursor_json)
-            outcome = "appended"
-            prior_turns = state.turns
-            self.run.turns_unchanged += state.turns
+            chunk = _Chunk.of(data, appendable)
+        resume = _Resume.of(state, chunk)
+        self.run.turns_unchanged += resume.prior_turns
+        result, sessions = await self._parse(parser, key, chunk.data, resume.cursor, t0)
+        if self.dry_run:
+            self._dry_run_done(key, name, sessions, len(result.issues))
+            return
+        written_ids, closed, fresh = await self.write(
+            sessions, full=resume.cursor is None, file=key, gone_sessions=_gone(state, sessions)
+        )
+        await self.run_hooks(sessions, written_ids)
+        await self._save_state(key, name, st, parser, result, chunk, sessions, state, resume)
+        self.run.sessions += len(sessions)
+        self.run.turns_new += fresh
+        self.run.turns_unchanged += sum(len(s.turns) for s in sessions) - fresh
+        self.run.turns_closed += closed
+        self._done(
+            FileReport(
+                path=key,
+                format=name,
+                outcome=resume.outcome,
+                sessions=len(sessions),
+                turns_new=fresh,
+                turns_closed=closed,
+                issues=len(result.issues),
+            )
+        )
+
+    async def _watched_chunk(
+        self, path: Path, key: str, state: SourceFileState | None, st: os.stat_result
+    ) -> _Chunk | None:
+        """`--watch`: only what follows the offset of a file this process is tailing, or None.
+
+        The bytes just before the offset must be the ones this process ingested (their hash is
+        carried in memory), and the file must have grown.
+        """
+        memo = self.tails.get(key) if self.tails is not None else None
+        if state is None or memo is None or st.st_size <= state.size:
+            return None
+        if (memo.inode, memo.offset, memo.prefix_sha) != (
+            st.st_ino,
+            state.offset,
+            state.prefix_sha,
+        ):
+            return None
+        raw = await asyncio.to_thread(_read_from, path, state.offset - len(memo.tail))
+        if not raw.startswith(memo.tail):
+            return None
+        return _Chunk(state.offset, memo.hasher.copy(), raw[len(memo.tail) :], memo.tail)
+
+    async def _parse(
+        self, parser: SourceParser, key: str, data: bytes, cursor: ParseCursor | None, t0: float
+    ) -> tuple[ParseResult, list[ParsedSession]]:
+        """Parse `data` in a thread, normalise its sessions, count its issues and skips."""
         opts = ParseOptions(
             file=key,
             project=self.project,
             tool_payload_chars=self.settings.ingest.tool_payload_chars,
         )
-        result: ParseResult = await asyncio.to_thread(parser.parse, chunk, cursor, opts)
+        result: ParseResult = await asyncio.to_thread(parser.parse, data, cursor, opts)
         self.run.timings["parse"] += time.perf_counter() - t0
         t1 = time.perf_counter()
         limit = self.settings.ingest.max_turn_chars
@@ -363,80 +439,66 @@ class _FileContext:
         self.run.issues.extend(result.issues)
         self.run.turns_skipped += result.skipped
         self.run.turns_failed += result.failed
-        n_issues = len(result.issues)
+        return result, sessions
+
+    def _dry_run_done(
+        self, key: str, name: str, sessions: list[ParsedSession], n_issues: int
+    ) -> None:
         new_turns = sum(len(s.turns) for s in sessions)
-        if self.dry_run:
-            self.run.sessions += len(sessions)
-            self.run.turns_new += new_turns
-            if self.progress:
-                self.progress.turns_written(new_turns)  # "would write"
-            self._done(
-                FileReport(
-                    path=key,
-                    format=name,
-                    outcome="dry-run",
-                    sessions=len(sessions),
-                    turns_new=new_turns,
-                    issues=n_issues,
-                )
+        self.run.sessions += len(sessions)
+        self.run.turns_new += new_turns
+        if self.progress:
+            self.progress.turns_written(new_turns)  # "would write"
+        self._done(
+            FileReport(
+                path=key,
+                format=name,
+                outcome="dry-run",
+                sessions=len(sessions),
+                turns_new=new_turns,
+                issues=n_issues,
             )
-            return
-        gone = (
-            []
-            if state is None
-            else sorted(set(state.session_ids) - {session_model(s).id for s in sessions})
         )
-        written_ids, closed, fresh = await self.write(
-            sessions, full=cursor is None, file=key, gone_sessions=gone
-        )
-        await self.run_hooks(sessions, written_ids)
-        size = base_off + len(chunk)
-        consumed = result.cursor.offset if parser.incremental and result.resumable else size
-        prefix = base_hash.copy()
-        prefix.update(memoryview(chunk)[: consumed - base_off])
-        whole = base_hash.copy()
-        whole.update(chunk)
+
+    async def _save_state(
+        self,
+        key: str,
+        name: str,
+        st: os.stat_result,
+        parser: SourceParser,
+        result: ParseResult,
+        chunk: _Chunk,
+        sessions: list[ParsedSession],
+        state: SourceFileState | None,
+        resume: _Resume,
+    ) -> None:
+        """Remember how far the file was ingested (and, under `--watch`, its tail)."""
+        resumable = parser.incremental and result.resumable
+        consumed = result.cursor.offset if resumable else chunk.size
+        prefix = chunk.hasher.copy()
+        prefix.update(memoryview(chunk.data)[: consumed - chunk.offset])
+        whole = chunk.hasher.copy()
+        whole.update(chunk.data)
+        earlier = set(state.session_ids) if state and resume.cursor else set()
         await self.states.save(
             SourceFileState(
                 path=key,
                 format=name,
-                size=size,
+                size=chunk.size,
                 mtime_ns=st.st_mtime_ns,
                 file_sha=whole.hexdigest(),
                 offset=consumed,
                 line=result.cursor.line,
                 prefix_sha=prefix.hexdigest(),
-                cursor_json=result.cursor.model_dump_json()
-                if parser.incremental and result.resumable
-                else "",
-                session_ids=tuple(
-                    sorted(
-                        {session_model(s).id for s in sessions}
-                        | set(state.session_ids if state and cursor else ())
-                    )
-                ),
-                turns=prior_turns + new_turns,
+                cursor_json=result.cursor.model_dump_json() if resumable else "",
+                session_ids=tuple(sorted({session_model(s).id for s in sessions} | earlier)),
+                turns=resume.prior_turns + sum(len(s.turns) for s in sessions),
                 updated_at=now_ms(),
             )
         )
-        if self.tails is not None and parser.incremental and result.resumable:
-            tail = (before + chunk[: consumed - base_off])[-_TAIL:]
+        if self.tails is not None and resumable:
+            tail = (chunk.before + chunk.data[: consumed - chunk.offset])[-_TAIL:]
             self.tails[key] = WatchTail(st.st_ino, consumed, prefix.hexdigest(), prefix, tail)
-        self.run.sessions += len(sessions)
-        self.run.turns_new += fresh
-        self.run.turns_unchanged += new_turns - fresh
-        self.run.turns_closed += closed
-        self._done(
-            FileReport(
-                path=key,
-                format=name,
-                outcome=outcome,
-                sessions=len(sessions),
-                turns_new=fresh,
-                turns_closed=closed,
-                issues=n_issues,
-            )
-        )
 
     def _models(self, sessions: list[ParsedSession]) -> tuple[list[Session], list[Turn], list[str]]:
         """Domain models plus the text to embed per turn; unmappable turns become issues."""
@@ -484,39 +546,51 @@ class _FileContext:
         t0 = time.perf_counter()
         await self.writer.write_sessions(smodels)
         self.run.timings["write"] += time.perf_counter() - t0
-        size = self.settings.ingest.batch_size
-        pending: asyncio.Task[None] | None = None
-        for i in range(0, len(turns), size):
-            bt = turns[i : i + size]
-            want = [j for j in range(i, min(i + size, len(turns))) if embed[j]]
-            vecs = await self._embed([texts[j] for j in want])
-            ids = [turns[j].id for j in want]
-            if pending is not None:
-                await pending
-            pending = asyncio.create_task(self._write_batch(bt, ids, vecs))
-            if not self.settings.ingest.overlap:
-                await pending
-                pending = None
-        if pending is not None:
-            await pending
+        await self._write_turns(turns, texts, embed)
         written: dict[str, list[str]] = {}
         for t, f in zip(turns, fresh, strict=True):
             if f:
                 written.setdefault(t.session_id, []).append(t.id)
         closed = 0
         if full and prior:
-            t0 = time.perf_counter()
-            vanished = sorted(set(prior) - {t.id for t in turns})
-            if vanished:
-                closed = await self.writer.close_turns(vanished)
-            keep = [
-                (a.id, b.id) for a, b in itertools.pairwise(turns) if a.session_id == b.session_id
-            ]
-            await self.states.close_stale_links(file, [*sids, *gone_sessions], keep, now_ms())
+            closed = await self._close_vanished(file, turns, prior, [*sids, *gone_sessions])
             if gone_sessions:
+                t0 = time.perf_counter()
                 await self.writer.close_sessions(gone_sessions)
-            self.run.timings["write"] += time.perf_counter() - t0
+                self.run.timings["write"] += time.perf_counter() - t0
         return written, closed, sum(fresh)
+
+    async def _write_turns(self, turns: list[Turn], texts: list[str], embed: list[bool]) -> None:
+        """Embed and write turns in batches, embedding one batch while the previous one is written.
+
+        Only turns flagged in `embed` get a new vector; `ingest.overlap=false` writes in lockstep.
+        """
+        size = self.settings.ingest.batch_size
+        pending: asyncio.Task[None] | None = None
+        for i in range(0, len(turns), size):
+            want = [j for j in range(i, min(i + size, len(turns))) if embed[j]]
+            vecs = await self._embed([texts[j] for j in want])
+            if pending is not None:
+                await pending
+            ids = [turns[j].id for j in want]
+            pending = asyncio.create_task(self._write_batch(turns[i : i + size], ids, vecs))
+            if not self.settings.ingest.overlap:
+                await pending
+                pending = None
+        if pending is not None:
+            await pending
+
+    async def _close_vanished(
+        self, file: str, turns: list[Turn], prior: Mapping[str, OpenTurn], session_ids: list[str]
+    ) -> int:
+        """Close stored turns of a re-read file that it no longer has, and stale chain links."""
+        t0 = time.perf_counter()
+        vanished = sorted(set(prior) - {t.id for t in turns})
+        closed = await self.writer.close_turns(vanished) if vanished else 0
+        keep = [(a.id, b.id) for a, b in itertools.pairwise(turns) if a.session_id == b.session_id]
+        await self.states.close_stale_links(file, session_ids, keep, now_ms())
+        self.run.timings["write"] += time.perf_counter() - t0
+        return closed
 
     async def _embed(self, texts: list[str]) -> Vectors | None:
         if self.embedder is None or not texts:

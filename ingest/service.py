@@ -127,64 +127,90 @@ class IngestService:
     ) -> IngestTurnsOutcome:
         sid = session_id(project, session_key)
         [existing] = await SessionRepository(self.db).get_many([sid])
-        cursor = SessionCursor(
-            key=session_key, project=project, title=title or (existing.title if existing else "")
-        )
-        if existing is not None:
-            cursor.stats = stats_of(existing)
-            cursor.next_ordinal = existing.turn_count
-            cursor.meta = dict(existing.meta)
-            cursor.date = existing.valid_from
         failures: list[str] = []
-        keys: list[str | None] = []
-        seen: dict[str, int] = {}
+        keys = turn_keys(turns, failures)
+        ids = [turn_id(project, session_key, k) if k else None for k in keys]
+        stored = await TurnRepository(self.db).get_many([i for i in ids if i], known_at=None)
+        present = {t.id for t in stored if t is not None}
+        b = SessionBuilder(
+            cursor=_continue(existing, project, session_key, title),
+            source="api",
+            file="",
+            complete=existing is None,
+        )
         now = utc_now()
-        for i, t in enumerate(turns):
-            if t.role not in _ROLES:
-                failures.append(f"turn {i}: role {t.role!r} is not one of {sorted(_ROLES)}")
-                keys.append(None)
-                continue
-            if not t.text.strip():
-                failures.append(f"turn {i}: empty text")
-                keys.append(None)
-                continue
+        for t, key, tid in zip(turns, keys, ids, strict=True):
+            if key is not None and tid not in present:
+                _add(b, t, key, now)
+        if b.turns:
+            failures += await self._write(b)
+        return IngestTurnsOutcome(
+            session_id=sid,
+            turn_ids=tuple(i for i in ids if i),
+            added=len(b.turns),
+            failures=tuple(failures),
+        )
+
+    async def _write(self, b: SessionBuilder) -> list[str]:
+        """Write the new turns through the pipeline; returns what failed."""
+        if self.embedder is None and self.settings.ingest.embed:
+            self.embedder = make_embedder(self.settings.embedding)  # once, then reused
+        rep = await ingest_parsed(
+            self.db, self.settings, [b.build()], hooks=self.hooks, embedder=self.embedder
+        )
+        return [*(i.reason for i in rep.issues), *rep.hook_errors]
+
+
+def turn_keys(turns: Sequence[NewTurn], failures: list[str]) -> list[str | None]:
+    """A content-hash key per valid turn (`api:<hash>:<n>`), None (and a failure) per invalid one.
+
+    Equal messages in one call are told apart by their position among equals (`n`), so repeating
+    a call maps every turn to the key it had.
+    """
+    keys: list[str | None] = []
+    seen: dict[str, int] = {}
+    for i, t in enumerate(turns):
+        if t.role not in _ROLES:
+            failures.append(f"turn {i}: role {t.role!r} is not one of {sorted(_ROLES)}")
+            keys.append(None)
+        elif not t.text.strip():
+            failures.append(f"turn {i}: empty text")
+            keys.append(None)
+        else:
             when = t.timestamp.isoformat() if t.timestamp else ""
             base = content_hash(f"{t.role}|{t.speaker}|{t.text}|{when}")
             seen[base] = seen.get(base, 0) + 1
             keys.append(f"api:{base}:{seen[base]}")
-        ids = [turn_id(project, session_key, k) if k else None for k in keys]
-        stored = await TurnRepository(self.db).get_many([i for i in ids if i], known_at=None)
-        present = {t.id for t in stored if t is not None}
-        b = SessionBuilder(cursor=cursor, source="api", file="", complete=existing is None)
-        for t, key, tid in zip(turns, keys, ids, strict=True):
-            if key is None or tid in present:
-                continue
-            ts = t.timestamp or now
-            ts = ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts
-            role: Role = t.role  # type: ignore[assignment]  # checked against _ROLES above
-            if role == "assistant" and t.tool_name:
-                b.add_tool_call(t.tool_name)
-            b.add_turn(
-                key=key,
-                role=role,
-                text=t.text,
-                timestamp=ts,
-                line=None,
-                speaker=t.speaker or role,
-                tool_name=t.tool_name,
-            )
-        added = len(b.turns)
-        if added:
-            if self.embedder is None and self.settings.ingest.embed:
-                self.embedder = make_embedder(self.settings.embedding)  # once, then reused
-            rep = await ingest_parsed(
-                self.db, self.settings, [b.build()], hooks=self.hooks, embedder=self.embedder
-            )
-            failures.extend(i.reason for i in rep.issues)
-            failures.extend(rep.hook_errors)
-        return IngestTurnsOutcome(
-            session_id=sid,
-            turn_ids=tuple(i for i in ids if i),
-            added=added,
-            failures=tuple(failures),
-        )
+    return keys
+
+
+def _continue(
+    existing: Session | None, project: str, session_key: str, title: str
+) -> SessionCursor:
+    """A cursor that continues a stored session's ordinals, statistics and metadata."""
+    cursor = SessionCursor(
+        key=session_key, project=project, title=title or (existing.title if existing else "")
+    )
+    if existing is not None:
+        cursor.stats = stats_of(existing)
+        cursor.next_ordinal = existing.turn_count
+        cursor.meta = dict(existing.meta)
+        cursor.date = existing.valid_from
+    return cursor
+
+
+def _add(b: SessionBuilder, t: NewTurn, key: str, now: datetime) -> None:
+    ts = t.timestamp or now
+    ts = ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts
+    role: Role = t.role  # type: ignore[assignment]  # checked against _ROLES in `turn_keys`
+    if role == "assistant" and t.tool_name:
+        b.add_tool_call(t.tool_name)
+    b.add_turn(
+        key=key,
+        role=role,
+        text=t.text,
+        timestamp=ts,
+        line=None,
+        speaker=t.speaker or role,
+        tool_name=t.tool_name,
+    )

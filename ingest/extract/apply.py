@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -117,6 +117,21 @@ class _RunState:
     projects: set[str] = field(default_factory=set)
 
 
+@dataclass
+class _TopicBatch:
+    """The topics one session's result touches, as they are matched, created or merged."""
+
+    by_id: dict[str, Topic] = field(default_factory=dict)
+    created: set[str] = field(default_factory=set)
+    mentions: list[tuple[str, str]] = field(default_factory=list)
+    """(turn id, topic id) pairs."""
+    session_topics: list[str] = field(default_factory=list)
+
+    def mention(self, topic_id: str, cand: TopicCandidate) -> None:
+        self.session_topics.append(topic_id)
+        self.mentions.extend((tid, topic_id) for tid in cand.turn_ids)
+
+
 class KnowledgeWriter:
     """Applies `ExtractionResult`s to the graph.
 
@@ -205,51 +220,64 @@ class KnowledgeWriter:
             return
         texts = [f"{c.title}: {', '.join(c.keywords[:8])}" for c in cands]
         vecs = await self.embedder.embed(texts)
-        threshold = self.settings.topic_match_threshold
-        by_id: dict[str, Topic] = {}
-        mentions: list[tuple[str, str]] = []
-        session_topics: list[str] = []
-        created: set[str] = set()
+        batch = _TopicBatch()
         # Same-title topics are the same topic even if their keywords drifted.
         own_ids = [make_id("topic", normalize_key(c.title)) for c in cands]
         stored = {t.id: t for t in await self.topics.get_many(own_ids) if t is not None}
         # One batched similarity search for every candidate (topics created by earlier
-        # candidates of this session are matched in memory below).
+        # candidates of this session are matched in memory, in `_match_topic`).
         nearest = await self.topics.search_similar_many([v.tolist() for v in vecs], k=3, now=now)
         for cand, vec, own_id, hits in zip(cands, vecs, own_ids, nearest, strict=True):
-            target: Topic | None = by_id.get(own_id) or stored.get(own_id)
-            if target is None:
-                for t, sim in hits:
-                    if sim >= threshold:
-                        target = by_id.get(t.id, t)
-                        break
-            if target is None:
-                # Material matched nothing stored: maybe a topic created moments ago in this batch.
-                for t in by_id.values():
-                    if t.embedding is not None and cosine(t.embedding, vec) >= threshold:
-                        target = t
-                        break
+            target = self._match_topic(
+                batch.by_id.get(own_id) or stored.get(own_id), hits, vec, batch
+            )
             if target is None:
                 target = self._new_topic(own_id, cand, r, vec)
-                created.add(target.id)
-            elif r.session_id in target.sessions and target.id not in by_id:
-                session_topics.append(target.id)  # re-run of a counted session: no change
-                mentions.extend((tid, target.id) for tid in cand.turn_ids)
+                batch.created.add(target.id)
+            elif r.session_id in target.sessions and target.id not in batch.by_id:
+                batch.mention(target.id, cand)  # re-run of a counted session: no change
                 continue
             else:
                 target = self._merge_topic(target, cand, r)
-            by_id[target.id] = target
-            session_topics.append(target.id)
-            mentions.extend((tid, target.id) for tid in cand.turn_ids)
-        if by_id:
-            await self.topics.upsert_many(list(by_id.values()))
-        await self.topics.link_mentions(sorted(set(mentions)))
-        ids = sorted(set(session_topics))
+            batch.by_id[target.id] = target
+            batch.mention(target.id, cand)
+        await self._store_topics(batch, r.session_id)
+        report.topics_created += len(batch.created)
+        report.topics_updated += len(set(batch.by_id) - batch.created)
+        report.mentions += len(set(batch.mentions))
+
+    def _match_topic(
+        self,
+        same_title: Topic | None,
+        hits: Sequence[tuple[Topic, float]],
+        vec: np.ndarray,
+        batch: _TopicBatch,
+    ) -> Topic | None:
+        """The topic new material joins, or None for a new topic.
+
+        The same-title topic; else the first stored hit, or failing that a topic of this batch,
+        at cosine ≥ `topic_match_threshold`.
+        """
+        if same_title is not None:
+            return same_title
+        threshold = self.settings.topic_match_threshold
+        for t, sim in hits:
+            if sim >= threshold:
+                return batch.by_id.get(t.id, t)
+        # Material matched nothing stored: maybe a topic created moments ago in this batch.
+        for t in batch.by_id.values():
+            if t.embedding is not None and cosine(t.embedding, vec) >= threshold:
+                return t
+        return None
+
+    async def _store_topics(self, batch: _TopicBatch, session_id: str) -> None:
+        """Write the batch's topics, their mentions, and relate the session's topics pairwise."""
+        if batch.by_id:
+            await self.topics.upsert_many(list(batch.by_id.values()))
+        await self.topics.link_mentions(sorted(set(batch.mentions)))
+        ids = sorted(set(batch.session_topics))
         pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-        await self.topics.relate(pairs, r.session_id)
-        report.topics_created += len(created)
-        report.topics_updated += len(set(by_id) - created)
-        report.mentions += len(set(mentions))
+        await self.topics.relate(pairs, session_id)
 
     @staticmethod
     def _turn_times(cand: TopicCandidate, now: int) -> tuple[datetime, datetime]:
@@ -333,60 +361,96 @@ class KnowledgeWriter:
         if not cands:
             return
         vecs = await self.embedder.embed([c.rule_text for c in cands])
-        s = self.settings
-        # Within one session, near-identical candidates are one sighting.
+        for cand, vec in self._sightings(cands, vecs):
+            await self._apply_correction(cand, vec, r, report, now)
+
+    def _sightings(
+        self, cands: Sequence[CorrectionCandidate], vecs: np.ndarray
+    ) -> list[tuple[CorrectionCandidate, np.ndarray]]:
+        """Within one session, near-identical candidates are one sighting (turn ids merged)."""
         groups: list[tuple[CorrectionCandidate, np.ndarray]] = []
         for cand, vec in zip(cands, vecs, strict=True):
             for i, (g, gv) in enumerate(groups):
-                if float(np.dot(gv, vec)) > s.correction_similarity:
-                    groups[i] = (
-                        g.model_copy(update={"turn_ids": _union(g.turn_ids, cand.turn_ids)}),
-                        gv,
-                    )
+                if float(np.dot(gv, vec)) > self.settings.correction_similarity:
+                    merged = g.model_copy(update={"turn_ids": _union(g.turn_ids, cand.turn_ids)})
+                    groups[i] = (merged, gv)
                     break
             else:
                 groups.append((cand, vec))
-        for cand, vec in groups:
-            hits = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
-            hits = [(c, sim) for c, sim in hits if sim > s.correction_related_similarity]
-            best, sim = hits[0] if hits else (None, 0.0)
-            reversal = next((c for c, _ in hits if reverses(cand, c)), None)
-            if reversal is not None and cand.action is None:
-                best, action = reversal, "INVALIDATE"
-            else:
-                action = correction_action(cand, best, sim, r.session_id, s.correction_similarity)
-            if action == "NOOP":
-                report.corrections_noop += 1
-                continue
-            if action == "UPDATE" and best is not None:
-                updated = self._reinforce(best, cand, r.session_id)
-                await self.corrections.upsert_many([updated])
-                await self.corrections.link_sources([(updated.id, t) for t in cand.turn_ids])
-                dups = [
-                    (c.id, best.id, round(x, 4))
-                    for c, x in hits[1:]
-                    if x > s.correction_similarity and not reverses(cand, c)
-                ]
-                await self.corrections.link("DUPLICATE_OF", dups)
-                report.corrections_reinforced += 1
-                continue
-            new = self._new_correction(cand, r, vec)
-            await self.corrections.upsert_many([new])
-            await self.corrections.link_sources([(new.id, t) for t in cand.turn_ids])
-            report.corrections_added += 1
-            if action == "INVALIDATE" and best is not None:
-                closed = await self.corrections.close_many(
-                    [(best.id, to_ms(cand.seen_at))], now=now
-                )
-                await self.corrections.link("SUPERSEDES", [(new.id, best.id, 1.0)])
-                await self.corrections.link("CONTRADICTS", [(new.id, best.id, 1.0)])
-                report.corrections_invalidated += len(closed)
-            related = [
-                (new.id, c.id, round(x, 4))
-                for c, x in hits
-                if c.id != new.id and (best is None or c.id != best.id or action == "ADD")
-            ]
-            await self.corrections.link("RELATED_TO", related)
+        return groups
+
+    async def _apply_correction(
+        self,
+        cand: CorrectionCandidate,
+        vec: np.ndarray,
+        r: ExtractionResult,
+        report: ExtractionReport,
+        now: int,
+    ) -> None:
+        """AUDN for one sighting against the stored corrections it resembles."""
+        hits = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
+        hits = [(c, sim) for c, sim in hits if sim > self.settings.correction_related_similarity]
+        best, action = self._decide(cand, hits, r.session_id)
+        if action == "NOOP":
+            report.corrections_noop += 1
+            return
+        if action == "UPDATE" and best is not None:
+            await self._reinforce_stored(best, cand, hits, r.session_id)
+            report.corrections_reinforced += 1
+            return
+        new = self._new_correction(cand, r, vec)
+        await self.corrections.upsert_many([new])
+        await self.corrections.link_sources([(new.id, t) for t in cand.turn_ids])
+        report.corrections_added += 1
+        if action == "INVALIDATE" and best is not None:
+            report.corrections_invalidated += await self._supersede(new, best, cand, now)
+        related = [
+            (new.id, c.id, round(x, 4))
+            for c, x in hits
+            if c.id != new.id and (best is None or c.id != best.id or action == "ADD")
+        ]
+        await self.corrections.link("RELATED_TO", related)
+
+    def _decide(
+        self,
+        cand: CorrectionCandidate,
+        hits: Sequence[tuple[Correction, float]],
+        session_id: str,
+    ) -> tuple[Correction | None, str]:
+        """The stored correction the sighting acts on (if any) and the AUDN action."""
+        best, sim = hits[0] if hits else (None, 0.0)
+        reversal = next((c for c, _ in hits if reverses(cand, c)), None)
+        if reversal is not None and cand.action is None:
+            return reversal, "INVALIDATE"
+        threshold = self.settings.correction_similarity
+        return best, correction_action(cand, best, sim, session_id, threshold)
+
+    async def _reinforce_stored(
+        self,
+        best: Correction,
+        cand: CorrectionCandidate,
+        hits: Sequence[tuple[Correction, float]],
+        session_id: str,
+    ) -> None:
+        """UPDATE: reinforce `best`, add the sighting's turns; other near-copies are duplicates."""
+        updated = self._reinforce(best, cand, session_id)
+        await self.corrections.upsert_many([updated])
+        await self.corrections.link_sources([(updated.id, t) for t in cand.turn_ids])
+        dups = [
+            (c.id, best.id, round(x, 4))
+            for c, x in hits[1:]
+            if x > self.settings.correction_similarity and not reverses(cand, c)
+        ]
+        await self.corrections.link("DUPLICATE_OF", dups)
+
+    async def _supersede(
+        self, new: Correction, old: Correction, cand: CorrectionCandidate, now: int
+    ) -> int:
+        """INVALIDATE: close `old` as of the sighting; `new` supersedes and contradicts it."""
+        closed = await self.corrections.close_many([(old.id, to_ms(cand.seen_at))], now=now)
+        await self.corrections.link("SUPERSEDES", [(new.id, old.id, 1.0)])
+        await self.corrections.link("CONTRADICTS", [(new.id, old.id, 1.0)])
+        return len(closed)
 
     def _reinforce(self, c: Correction, cand: CorrectionCandidate, session_id: str) -> Correction:
         rules = self.correction_rules

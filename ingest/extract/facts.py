@@ -49,6 +49,120 @@ def _key(f: Fact) -> tuple[str, str]:
     return normalize_key(f.subject), normalize_key(f.predicate)
 
 
+@dataclass
+class _Plan:
+    """The writes one `assert_facts` call decides on."""
+
+    to_write: dict[str, Fact] = field(default_factory=dict)
+    supersede: list[Supersession] = field(default_factory=list)
+    """Current facts the new ones close."""
+    late_links: list[Supersession] = field(default_factory=list)
+    """Current facts that supersede a new fact learned late about an earlier time."""
+
+
+def _restated(same: Fact, f: Fact) -> Fact:
+    """A current fact said again: the new sighting's turns added, confidence nudged up."""
+    return same.model_copy(
+        update={
+            "source_turn_ids": tuple(dict.fromkeys((*same.source_turn_ids, *f.source_turn_ids))),
+            "confidence": min(0.99, max(same.confidence, f.confidence) + 0.05),
+        }
+    )
+
+
+def _place(
+    f: Fact, live: list[Fact], now_ms: int, plan: _Plan, out: FactOutcome
+) -> tuple[Fact, list[Fact]]:
+    """Fit a new fact among the current facts of its key; returns it and the new current list.
+
+    A current fact that started no later than `f` and overlaps it is closed at `f`'s start; one
+    that starts later means `f` was learned late, so `f` is stored already ended where it starts.
+    """
+    new = f.model_copy(update={"recorded_at": from_ms(now_ms)})
+    f_from = to_ms(f.valid_from)
+    keep: list[Fact] = []
+    for old in live:
+        o_from = to_ms(old.valid_from)
+        o_to = OPEN if old.valid_to is None else to_ms(old.valid_to)
+        if o_to <= f_from:  # no overlap: old already ended before the new one starts
+            keep.append(old)
+        elif o_from <= f_from:
+            plan.supersede.append(Supersession(old.id, f.id, f_from))
+            out.invalidated.append(old.id)
+        else:
+            # Learned late: the new fact describes an earlier time that `old` ended. Store it
+            # already ended (valid time only; the record stays current) and link old → new.
+            new = new.model_copy(update={"valid_to": old.valid_from})
+            plan.late_links.append(Supersession(f.id, old.id, o_from))
+            keep.append(old)
+    if new.valid_to is None:
+        keep.append(new)
+    return new, keep
+
+
+def _plan(
+    project: str,
+    fresh: Sequence[Fact],
+    live: dict[tuple[str, str], list[Fact]],
+    now_ms: int,
+    out: FactOutcome,
+) -> _Plan:
+    """Decide, oldest event first, what each new fact adds, restates or closes."""
+    plan = _Plan()
+    for f in sorted(fresh, key=lambda x: (to_ms(x.valid_from), x.id)):
+        if f.project != project:
+            raise ValueError(f"fact {f.id} belongs to {f.project!r}, not {project!r}")
+        k = _key(f)
+        obj = normalize_key(f.object)
+        same = next((o for o in live[k] if normalize_key(o.object) == obj), None)
+        if same is not None:
+            merged = _restated(same, f)
+            plan.to_write[merged.id] = merged
+            live[k] = [merged if o.id == same.id else o for o in live[k]]
+            out.reinforced.append(same.id)
+            continue
+        new, live[k] = _place(f, live[k], now_ms, plan, out)
+        plan.to_write[new.id] = new
+        out.added.append(new.id)
+    return plan
+
+
+async def _write(repo: FactRepository, plan: _Plan, out: FactOutcome, now_ms: int) -> None:
+    await repo.upsert_many(list(plan.to_write.values()))
+    if plan.supersede:
+        await repo.supersede(plan.supersede, now=now_ms)
+    if plan.late_links:
+        await repo.link_supersedes(plan.late_links)
+    pairs = [
+        (fid, t)
+        for fid in (*out.added, *out.reinforced)
+        for t in plan.to_write[fid].source_turn_ids
+    ]
+    await repo.link_sources(pairs)
+
+
+async def _close_contradicted(
+    repo: FactRepository,
+    fresh: Sequence[Fact],
+    contradicts: Sequence[tuple[str, str]],
+    out: FactOutcome,
+    now_ms: int,
+) -> None:
+    """Close current facts an added fact explicitly `CONTRADICTS`, whatever their predicate."""
+    if contradicts:
+        await repo.link_contradicts(contradicts)
+    by_id = {f.id: f for f in fresh}
+    extra: list[Supersession] = []
+    for new_id, old in await repo.contradicted_by(out.added, now=now_ms):
+        nf = by_id.get(new_id)
+        if old.id in out.invalidated or old.id == new_id or nf is None:
+            continue
+        extra.append(Supersession(old.id, new_id, to_ms(nf.valid_from)))
+        out.invalidated.append(old.id)
+    if extra:
+        await repo.supersede(extra, now=now_ms)
+
+
 async def assert_facts(
     repo: FactRepository,
     project: str,
@@ -78,80 +192,9 @@ async def assert_facts(
     out.unchanged.extend(f.id for f in facts if f.id in existing)
     if not fresh:
         return out
-    keys = sorted({_key(f) for f in fresh})
     live: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-    for f in await repo.live_by_keys(project, keys, now=now_ms):
+    for f in await repo.live_by_keys(project, sorted({_key(f) for f in fresh}), now=now_ms):
         live[_key(f)].append(f)
-
-    to_write: dict[str, Fact] = {}
-    supersede: list[Supersession] = []
-    late_links: list[Supersession] = []
-    for f in sorted(fresh, key=lambda x: (to_ms(x.valid_from), x.id)):
-        if f.project != project:
-            raise ValueError(f"fact {f.id} belongs to {f.project!r}, not {project!r}")
-        k = _key(f)
-        same = next(
-            (o for o in live[k] if normalize_key(o.object) == normalize_key(f.object)), None
-        )
-        if same is not None:
-            merged = same.model_copy(
-                update={
-                    "source_turn_ids": tuple(
-                        dict.fromkeys((*same.source_turn_ids, *f.source_turn_ids))
-                    ),
-                    "confidence": min(0.99, max(same.confidence, f.confidence) + 0.05),
-                }
-            )
-            to_write[merged.id] = merged
-            live[k] = [merged if o.id == same.id else o for o in live[k]]
-            out.reinforced.append(same.id)
-            continue
-        new = f.model_copy(update={"recorded_at": from_ms(now_ms)})
-        f_from = to_ms(f.valid_from)
-        keep: list[Fact] = []
-        for old in live[k]:
-            o_from = to_ms(old.valid_from)
-            o_to = OPEN if old.valid_to is None else to_ms(old.valid_to)
-            if o_to <= f_from:  # no overlap: old already ended before the new one starts
-                keep.append(old)
-            elif o_from <= f_from:
-                supersede.append(Supersession(old.id, f.id, f_from))
-                out.invalidated.append(old.id)
-            else:
-                # Learned late: the new fact describes an earlier time that `old` ended. Store it
-                # already ended (valid time only; the record stays current) and link old → new.
-                new = new.model_copy(update={"valid_to": old.valid_from})
-                late_links.append(Supersession(f.id, old.id, o_from))
-                keep.append(old)
-        to_write[new.id] = new
-        out.added.append(new.id)
-        if new.valid_to is None:
-            keep.append(new)
-        live[k] = keep
-
-    await repo.upsert_many(list(to_write.values()))
-    if supersede:
-        await repo.supersede(supersede, now=now_ms)
-    if late_links:
-        await repo.link_supersedes(late_links)
-    pairs = [
-        (fid, t) for fid in (*out.added, *out.reinforced) for t in to_write[fid].source_turn_ids
-    ]
-    await repo.link_sources(pairs)
-
-    if contradicts:
-        await repo.link_contradicts(contradicts)
-    explicit = await repo.contradicted_by(out.added, now=now_ms)
-    extra: list[Supersession] = []
-    by_id = {f.id: f for f in fresh}
-    for new_id, old in explicit:
-        if old.id in out.invalidated or old.id == new_id:
-            continue
-        nf = by_id.get(new_id)
-        if nf is None:
-            continue
-        extra.append(Supersession(old.id, new_id, to_ms(nf.valid_from)))
-        out.invalidated.append(old.id)
-    if extra:
-        await repo.supersede(extra, now=now_ms)
+    await _write(repo, _plan(project, fresh, live, now_ms, out), out, now_ms)
+    await _close_contradicted(repo, fresh, contradicts, out, now_ms)
     return out

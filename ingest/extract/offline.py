@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import Final, Literal
 
 from core.ids import normalize_key
 from core.text import sentences, words
@@ -36,6 +38,7 @@ from ingest.extract.models import (
 )
 from ingest.extract.text import (
     TECH_CATEGORIES,
+    Keyphrase,
     capitalised_names,
     clean_text,
     keyphrases,
@@ -176,56 +179,114 @@ def _clauses(text: str) -> list[str]:
     return out
 
 
-def correction_from_clause(clause: str) -> tuple[str, str, str, bool, str | None] | None:
-    """Parse one clause: `(rule_text, corrected, original, explicit_rule, negates)` or None."""
+Parsed = tuple[str, str, str, bool, str | None]
+"""`(rule_text, corrected, original, explicit_rule, negates)` of one correction clause."""
+
+
+class _Shape(Enum):
+    OTHER = "other"
+
+
+_NEXT: Final = _Shape.OTHER
+"""A clause parser's answer for "not my shape, try the next one"."""
+
+Answer = Parsed | Literal[_Shape.OTHER] | None
+"""What a clause parser says: a correction, `_NEXT`, or None (my shape, but not a correction)."""
+
+
+def _instead(clause: str) -> Answer:
     m = _INSTEAD.match(clause)
-    if m:
-        verb, x, y = m.group("verb").lower(), m.group("x").strip(), m.group("y").strip()
-        if verb == "prefer":
-            verb = "use"
-        rule = normalize_rule(f"{verb} {x} instead of {y}")
-        return rule, f"{verb} {x}", f"{verb} {y}", False, None
+    if not m:
+        return _NEXT
+    verb, x, y = m.group("verb").lower(), m.group("x").strip(), m.group("y").strip()
+    if verb == "prefer":
+        verb = "use"
+    return normalize_rule(f"{verb} {x} instead of {y}"), f"{verb} {x}", f"{verb} {y}", False, None
+
+
+def _instead_tail(clause: str) -> Answer:
     m = _INSTEAD_TAIL.match(clause)
-    if m:
-        verb, x = m.group("verb").lower(), m.group("x").strip()
-        return normalize_rule(f"{verb} {x} instead"), f"{verb} {x}", "", False, None
+    if not m:
+        return _NEXT
+    verb, x = m.group("verb").lower(), m.group("x").strip()
+    return normalize_rule(f"{verb} {x} instead"), f"{verb} {x}", "", False, None
+
+
+def _always(clause: str) -> Answer:
     m = _ALWAYS.match(clause)
-    if m and not _NOT_VERB.match(m.group("x").strip()):
-        x = m.group("x").strip()
-        adv = m.group("adv").lower()
-        prefix = "Always" if adv == "always" else "Make sure to"
-        return normalize_rule(f"{prefix} {x}"), x, "", True, None
+    if not m or _NOT_VERB.match(m.group("x").strip()):
+        return _NEXT
+    x = m.group("x").strip()
+    prefix = "Always" if m.group("adv").lower() == "always" else "Make sure to"
+    return normalize_rule(f"{prefix} {x}"), x, "", True, None
+
+
+_NEG_LEAD = {"never": "Never", "stop": "Stop", "quit": "Stop", "avoid": "Avoid"}
+
+
+def _negation(clause: str) -> Answer:
     m = _NEG.match(clause)
-    if m:
-        neg, x = m.group("neg").lower(), m.group("x").strip()
-        if _BENIGN.match(x) or len(words(x)) < 1:
-            return None
-        if neg == "never" and (_NOT_VERB.match(x) or x.lower().startswith("say never")):
-            return None
-        lead = {"never": "Never", "stop": "Stop", "quit": "Stop", "avoid": "Avoid"}.get(
-            neg, "Do not"
-        )
-        explicit = neg == "never"
-        return normalize_rule(f"{lead} {x}"), f"not {x}", x, explicit, x
-    m = _FROM_NOW.match(clause)
-    if m:
+    if not m:
+        return _NEXT
+    neg, x = m.group("neg").lower(), m.group("x").strip()
+    if _BENIGN.match(x) or len(words(x)) < 1:
+        return None
+    if neg == "never" and (_NOT_VERB.match(x) or x.lower().startswith("say never")):
+        return None
+    lead = _NEG_LEAD.get(neg, "Do not")
+    return normalize_rule(f"{lead} {x}"), f"not {x}", x, neg == "never", x
+
+
+def _stated(
+    rx: re.Pattern[str], *, explicit: bool, need_text: bool = False
+) -> Callable[[str], Answer]:
+    """A clause whose `x` group is the rule itself ("from now on x", "I told you x", ...).
+
+    With `need_text`, a match whose `x` is blank is not this shape (the next one is tried).
+    """
+
+    def parse(clause: str) -> Answer:
+        m = rx.match(clause)
+        if not m or (need_text and not m.group("x").strip()):
+            return _NEXT
         x = m.group("x").strip()
-        return normalize_rule(x), x, "", True, None
-    m = _TOLD.match(clause)
-    if m:
-        x = m.group("x").strip()
-        return normalize_rule(x), x, "", False, None
-    m = _WRONG.match(clause)
-    if m and m.group("x").strip():
-        x = m.group("x").strip()
-        return normalize_rule(x), x, "", False, None
+        return normalize_rule(x), x, "", explicit, None
+
+    return parse
+
+
+_ACTUALLY_LEAD = re.compile(r"^(?:use|run|it'?s|the|we|you|call|put|keep|don'?t|do not)", re.I)
+
+
+def _actually(clause: str) -> Answer:
     m = _ACTUALLY.match(clause)
-    if m:
-        x = m.group("x").strip()
-        if len(words(x)) >= 3 and re.match(
-            r"^(?:use|run|it'?s|the|we|you|call|put|keep|don'?t|do not)", x, re.I
-        ):
-            return normalize_rule(x), x, "", False, None
+    if not m:
+        return _NEXT
+    x = m.group("x").strip()
+    if len(words(x)) >= 3 and _ACTUALLY_LEAD.match(x):
+        return normalize_rule(x), x, "", False, None
+    return _NEXT
+
+
+_CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
+    _instead,
+    _instead_tail,
+    _always,
+    _negation,
+    _stated(_FROM_NOW, explicit=True),
+    _stated(_TOLD, explicit=False),
+    _stated(_WRONG, explicit=False, need_text=True),
+    _actually,
+)
+"""Correction shapes, most specific first; the first that recognises a clause decides."""
+
+
+def correction_from_clause(clause: str) -> Parsed | None:
+    """Parse one clause: `(rule_text, corrected, original, explicit_rule, negates)` or None."""
+    for parse in _CLAUSE_PARSERS:
+        found = parse(clause)
+        if found is not _NEXT:
+            return found
     return None
 
 
@@ -440,6 +501,209 @@ def is_person(speaker: str) -> bool:
     )
 
 
+# --- facts from clauses, most specific first -----------------------------------------------------
+
+
+def _clause_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
+    """The first fact one clause states: a decision, a preference, a todo, a personal fact."""
+    person = is_person(t.speaker)
+    speaker = t.speaker if person else t.role
+    human = t.role == "user" or person  # LoCoMo's speaker_b is a person, a model is not
+    if human:
+        found = _decision(s, t, project) or _preference(s, t, speaker)
+        if found is not None:
+            return found
+    if t.role == "user":
+        found = _todo(s, t, project)
+        if found is not None:
+            return found
+    return _personal(s, t, speaker) if human else None
+
+
+def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
+    dec = decision_fact(s, project)
+    if dec is None:
+        return None
+    subj, pred, obj = dec
+    return FactCandidate(
+        subject=subj,
+        predicate=pred,
+        object=obj,
+        kind="decision" if subj not in {"indentation"} else "preference",
+        statement=f"{project}: {subj} {pred} {obj}",
+        confidence=0.7,
+        turn_ids=(t.id,),
+        valid_from=t.timestamp,
+    )
+
+
+def _preference(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    m = _PREFER.search(s)
+    if not m:
+        return None
+    obj = m.group("obj").strip()
+    tech = technologies(obj)
+    cat = tech_category(tech[0]) if tech else None
+    if not cat or _NOT_DECISION_OBJ.match(obj):
+        return None
+    return FactCandidate(
+        subject=_fact_key(speaker),
+        predicate=f"prefers {cat}",
+        object=obj,
+        kind="preference",
+        statement=f"{speaker} prefers {obj}",
+        confidence=0.65,
+        turn_ids=(t.id,),
+        valid_from=t.timestamp,
+    )
+
+
+def _todo(s: str, t: TurnInput, project: str) -> FactCandidate | None:
+    m = _TODO.search(s)
+    if not m:
+        return None
+    x = m.group("x").strip()
+    return FactCandidate(
+        subject=project,
+        predicate=f"todo {normalize_key(x)[:60]}",
+        object=x,
+        kind="todo",
+        statement=f"TODO: {x}",
+        confidence=0.6,
+        turn_ids=(t.id,),
+        valid_from=t.timestamp,
+    )
+
+
+def _personal(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    for rx, pred in _PERSONAL:
+        pm = rx.search(s)
+        if not pm:
+            continue
+        x = pm.group("x").strip()
+        p = f"has {pm.group('rel').lower()}" if pred == "has" else pred
+        return FactCandidate(
+            subject=_fact_key(speaker),
+            predicate=p,
+            object=x,
+            kind="event" if pred == "started" else "other",
+            statement=f"{speaker} {p} {x}",
+            confidence=0.6,
+            turn_ids=(t.id,),
+            valid_from=t.timestamp,
+        )
+    return None
+
+
+def _todo_list_facts(turns: Sequence[TurnInput]) -> list[FactCandidate]:
+    """Agent todo lists (Claude Code's TodoWrite): one status fact per item.
+
+    Each item's latest status supersedes the previous one, because subject (the item) and
+    predicate ("status") are the same.
+    """
+    return [
+        FactCandidate(
+            subject=_fact_key(content)[:120],
+            predicate="status",
+            object=status,
+            kind="todo",
+            statement=f"TODO ({status}): {content}",
+            confidence=0.9,
+            turn_ids=(t.id,),
+            valid_from=t.timestamp,
+        )
+        for t in turns
+        if t.role == "assistant" and (t.tool_name or "").lower() in {"todowrite", "todo_write"}
+        for content, status in todo_items(t.text)
+    ]
+
+
+# --- topics -------------------------------------------------------------------------------------
+
+
+def _name_words(turns: Sequence[TurnInput], entities: EntityMentions) -> set[str]:
+    """Lower-cased words of the people named or speaking in a session."""
+    names = {w.lower() for p in entities.people for w in p.split()}
+    return names | {w.lower() for t in turns if is_person(t.speaker) for w in t.speaker.split()}
+
+
+def _names_a_topic(k: Keyphrase, min_docs: int, names: set[str]) -> bool:
+    """Whether a keyphrase can title a topic: recurring, not the speakers' names, not vague."""
+    if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
+        return False
+    ws = k.phrase.split()
+    if all(w in names for w in ws):
+        return False  # the people talking are entities, not topics
+    # a lone gerund or adverb ("taking", "really") names no subject
+    return not (len(ws) == 1 and ws[0].endswith(("ing", "ly")) and ws[0] not in TECH_CATEGORIES)
+
+
+def _topic(
+    k: Keyphrase, turns: Sequence[TurnInput], texts: Sequence[str], entities: EntityMentions
+) -> TopicCandidate:
+    """The topic a keyphrase titles, from the turns that mention it."""
+    kw = [k.phrase, *top_words(texts, 8, exclude=set(k.phrase.split()))]
+    tech = tuple(dict.fromkeys(x for tx in texts for x in technologies(tx)))
+    people = tuple(dict.fromkeys(t.speaker for t in turns if is_person(t.speaker)))
+    return TopicCandidate(
+        title=k.phrase,
+        keywords=tuple(dict.fromkeys(kw)),
+        turn_ids=tuple(t.id for t in turns),
+        score=k.score,
+        entities=EntityMentions(
+            people=people[:10],
+            projects=entities.projects,
+            technologies=tech[:10],
+        ),
+        tokens=sum(len(tx) // 4 for tx in texts),
+        first_seen=min(t.timestamp for t in turns),
+        last_seen=max(t.timestamp for t in turns),
+    )
+
+
+# --- lessons ------------------------------------------------------------------------------------
+
+
+def _error_lesson(
+    error: TurnInput, attempts: Sequence[TurnInput], outcome: TurnInput
+) -> LessonCandidate:
+    """A problem-solution lesson: the error's headline, the last fix tried, the passing run."""
+    headline = _error_headline(error.text)
+    fix = next(
+        (
+            s
+            for a in reversed(attempts)
+            for s in _clauses(a.text)
+            if _FIX_VERB.search(s) and not _ERROR.search(s)
+        ),
+        _first_sentence(attempts[-1].text),
+    )
+    passed = _first_sentence(outcome.text, 160)
+    return LessonCandidate(
+        category="problem-solution",
+        title=f"Fix: {headline[:90]}",
+        content=f"Problem: {headline}\nFix: {fix}\nOutcome: {passed}",
+        summary=f"When you see {headline[:80]!r}, {fix[:120]}",
+        applicable_when=f"An error like: {headline[:160]}",
+        keywords=tuple(top_words([headline, fix], 8)),
+        has_examples=True,
+        has_steps=len(attempts) >= 1,
+        turn_ids=(error.id, *(a.id for a in attempts), outcome.id),
+        seen_at=outcome.timestamp,
+    )
+
+
+def _tool_stats(turns: Sequence[TurnInput]) -> dict[str, dict[str, int]]:
+    """Calls and failures per tool, from the turns that report a tool's success."""
+    stats: dict[str, dict[str, int]] = {}
+    for t in turns:
+        if t.tool_name and t.tool_ok is not None:
+            s = stats.setdefault(t.tool_name, {"calls": 0, "failures": 0})
+            s["calls"] += 1
+            s["failures"] += 0 if t.tool_ok else 1
+    return stats
+
+
 # --- the extractor -------------------------------------------------------------------------------
 
 
@@ -516,100 +780,11 @@ class OfflineExtractor:
         for t in session.turns:
             if t.role not in ("user", "assistant") or t.tool_name:
                 continue
-            person = is_person(t.speaker)
-            speaker = t.speaker if person else t.role
-            human = t.role == "user" or person  # LoCoMo's speaker_b is a person, a model is not
             for s in _clauses(t.text):
-                if human:
-                    dec = decision_fact(s, session.project)
-                    if dec is not None:
-                        subj, pred, obj = dec
-                        out.append(
-                            FactCandidate(
-                                subject=subj,
-                                predicate=pred,
-                                object=obj,
-                                kind="decision" if subj not in {"indentation"} else "preference",
-                                statement=f"{session.project}: {subj} {pred} {obj}",
-                                confidence=0.7,
-                                turn_ids=(t.id,),
-                                valid_from=t.timestamp,
-                            )
-                        )
-                        continue
-                m = _PREFER.search(s)
-                if m and human:
-                    obj = m.group("obj").strip()
-                    tech = technologies(obj)
-                    cat = tech_category(tech[0]) if tech else None
-                    if cat and not _NOT_DECISION_OBJ.match(obj):
-                        out.append(
-                            FactCandidate(
-                                subject=_fact_key(speaker),
-                                predicate=f"prefers {cat}",
-                                object=obj,
-                                kind="preference",
-                                statement=f"{speaker} prefers {obj}",
-                                confidence=0.65,
-                                turn_ids=(t.id,),
-                                valid_from=t.timestamp,
-                            )
-                        )
-                        continue
-                m = _TODO.search(s)
-                if m and t.role == "user":
-                    x = m.group("x").strip()
-                    out.append(
-                        FactCandidate(
-                            subject=session.project,
-                            predicate=f"todo {normalize_key(x)[:60]}",
-                            object=x,
-                            kind="todo",
-                            statement=f"TODO: {x}",
-                            confidence=0.6,
-                            turn_ids=(t.id,),
-                            valid_from=t.timestamp,
-                        )
-                    )
-                    continue
-                for rx, pred in _PERSONAL if human else ():
-                    pm = rx.search(s)
-                    if not pm:
-                        continue
-                    x = pm.group("x").strip()
-                    p = pred
-                    if pred == "has":
-                        p = f"has {pm.group('rel').lower()}"
-                    out.append(
-                        FactCandidate(
-                            subject=_fact_key(speaker),
-                            predicate=p,
-                            object=x,
-                            kind="event" if pred == "started" else "other",
-                            statement=f"{speaker} {p} {x}",
-                            confidence=0.6,
-                            turn_ids=(t.id,),
-                            valid_from=t.timestamp,
-                        )
-                    )
-                    break
-        # Agent todo lists (Claude Code's TodoWrite): each item's latest status supersedes the
-        # previous one, because subject (the item) and predicate ("status") are the same.
-        for t in session.turns:
-            if t.role == "assistant" and (t.tool_name or "").lower() in {"todowrite", "todo_write"}:
-                for content, status in todo_items(t.text):
-                    out.append(
-                        FactCandidate(
-                            subject=_fact_key(content)[:120],
-                            predicate="status",
-                            object=status,
-                            kind="todo",
-                            statement=f"TODO ({status}): {content}",
-                            confidence=0.9,
-                            turn_ids=(t.id,),
-                            valid_from=t.timestamp,
-                        )
-                    )
+                found = _clause_fact(s, t, session.project)
+                if found is not None:
+                    out.append(found)
+        out += _todo_list_facts(session.turns)
         # "started <hobby>" accumulates (never contradicts); make each its own predicate.
         return [
             f.model_copy(update={"predicate": f"started {normalize_key(f.object)}"})
@@ -622,56 +797,32 @@ class OfflineExtractor:
     def _lessons(self, turns: Sequence[TurnInput]) -> list[LessonCandidate]:
         out: list[LessonCandidate] = []
         i = 0
-        n = len(turns)
-        while i < n:
-            t = turns[i]
-            if not _is_error(t):
+        while i < len(turns):
+            lesson, end = self._lesson_from(turns, i) if _is_error(turns[i]) else (None, i)
+            if lesson is None:
                 i += 1
                 continue
-            headline = _error_headline(t.text)
-            attempts: list[TurnInput] = []
-            outcome: TurnInput | None = None
-            j = i + 1
-            while j < n and j <= i + self.lesson_window:
-                u = turns[j]
-                if _is_pass(u):
-                    outcome = u
-                    break
-                if u.role == "assistant" and u.text.strip() and _FIX_VERB.search(u.text):
-                    attempts.append(u)
-                j += 1
-            if outcome is None or not attempts:
-                i += 1
-                continue
-            fix = next(
-                (
-                    s
-                    for a in reversed(attempts)
-                    for s in _clauses(a.text)
-                    if _FIX_VERB.search(s) and not _ERROR.search(s)
-                ),
-                _first_sentence(attempts[-1].text),
-            )
-            passed = _first_sentence(outcome.text, 160)
-            kw = top_words([headline, fix], 8)
-            title = f"Fix: {headline[:90]}"
-            content = f"Problem: {headline}\nFix: {fix}\nOutcome: {passed}"
-            out.append(
-                LessonCandidate(
-                    category="problem-solution",
-                    title=title,
-                    content=content,
-                    summary=f"When you see {headline[:80]!r}, {fix[:120]}",
-                    applicable_when=f"An error like: {headline[:160]}",
-                    keywords=tuple(kw),
-                    has_examples=True,
-                    has_steps=len(attempts) >= 1,
-                    turn_ids=(t.id, *(a.id for a in attempts), outcome.id),
-                    seen_at=outcome.timestamp,
-                )
-            )
-            i = j + 1
+            out.append(lesson)
+            i = end + 1
         return out
+
+    def _lesson_from(
+        self, turns: Sequence[TurnInput], i: int
+    ) -> tuple[LessonCandidate | None, int]:
+        """Error at `i` → fix attempts → a passing run within `lesson_window` turns: a lesson.
+
+        Returns the lesson (None when no attempt or no pass follows) and the passing turn's index.
+        """
+        attempts: list[TurnInput] = []
+        j = i + 1
+        while j < len(turns) and j <= i + self.lesson_window:
+            u = turns[j]
+            if _is_pass(u):
+                return (_error_lesson(turns[i], attempts, u) if attempts else None), j
+            if u.role == "assistant" and u.text.strip() and _FIX_VERB.search(u.text):
+                attempts.append(u)
+            j += 1
+        return None, j
 
     # insights: lessons stated in words ("I learned that...", "the root cause was...")
     def _insights(self, turns: Sequence[TurnInput]) -> list[LessonCandidate]:
@@ -715,38 +866,15 @@ class OfflineExtractor:
         docs = [clean_text(t.text, 3000) for t in docs_turns]
         if not docs or self.max_topics == 0:
             return []
-        phrases = keyphrases(docs, top=self.max_topics * 4)
-        out: list[TopicCandidate] = []
         min_docs = 2 if len(docs) >= 3 else 1
-        names = {w.lower() for p in entities.people for w in p.split()}
-        names |= {w.lower() for t in turns if is_person(t.speaker) for w in t.speaker.split()}
-        for k in phrases:
-            if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
+        names = _name_words(turns, entities)
+        out: list[TopicCandidate] = []
+        for k in keyphrases(docs, top=self.max_topics * 4):
+            if not _names_a_topic(k, min_docs, names):
                 continue
-            ws = k.phrase.split()
-            if all(w in names for w in ws):
-                continue  # the people talking are entities, not topics
-            if len(ws) == 1 and ws[0].endswith(("ing", "ly")) and ws[0] not in TECH_CATEGORIES:
-                continue  # a lone gerund or adverb ("taking", "really") names no subject
-            mention_turns = [docs_turns[i] for i in k.doc_ids]
-            texts = [docs[i] for i in k.doc_ids]
-            kw = [k.phrase, *top_words(texts, 8, exclude=set(k.phrase.split()))]
-            tech = tuple(dict.fromkeys(x for tx in texts for x in technologies(tx)))
-            people = tuple(dict.fromkeys(t.speaker for t in mention_turns if is_person(t.speaker)))
             out.append(
-                TopicCandidate(
-                    title=k.phrase,
-                    keywords=tuple(dict.fromkeys(kw)),
-                    turn_ids=tuple(t.id for t in mention_turns),
-                    score=k.score,
-                    entities=EntityMentions(
-                        people=people[:10],
-                        projects=entities.projects,
-                        technologies=tech[:10],
-                    ),
-                    tokens=sum(len(tx) // 4 for tx in texts),
-                    first_seen=min(t.timestamp for t in mention_turns),
-                    last_seen=max(t.timestamp for t in mention_turns),
+                _topic(
+                    k, [docs_turns[i] for i in k.doc_ids], [docs[i] for i in k.doc_ids], entities
                 )
             )
             if len(out) >= self.max_topics:
@@ -778,12 +906,7 @@ class OfflineExtractor:
     def _enrichment(self, turns: Sequence[TurnInput]) -> SessionEnrichment:
         users = [t for t in turns if t.role == "user" and t.text.strip() and not t.tool_name]
         agents = [t for t in turns if t.role == "assistant" and t.text.strip()]
-        stats: dict[str, dict[str, int]] = {}
-        for t in turns:
-            if t.tool_name and t.tool_ok is not None:
-                s = stats.setdefault(t.tool_name, {"calls": 0, "failures": 0})
-                s["calls"] += 1
-                s["failures"] += 0 if t.tool_ok else 1
+        stats = _tool_stats(turns)
         frustration = sum(len(_FRUSTRATION.findall(t.text[:2000])) for t in users)
         tools = sum(s["calls"] for s in stats.values())
         return SessionEnrichment(

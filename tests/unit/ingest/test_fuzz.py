@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ingest.models import ParseIssue
 from ingest.sources.base import ParseOptions
-from ingest.sources.detect import FORMATS, parser_for
+from ingest.sources.detect import formats, parser_for
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -55,19 +55,19 @@ def _check(fmt: str, data: bytes, file: str = "fuzz.jsonl") -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(FORMATS), lines)
+@given(st.sampled_from(formats()), lines)
 def test_parsers_never_crash_on_jsonl(fmt: str, ls: list[str]) -> None:
     _check(fmt, "\n".join(ls).encode("utf-8", "surrogatepass"))
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(FORMATS), st.binary(max_size=300))
+@given(st.sampled_from(formats()), st.binary(max_size=300))
 def test_parsers_never_crash_on_bytes(fmt: str, data: bytes) -> None:
     _check(fmt, data)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(FORMATS), st.lists(records, max_size=5))
+@given(st.sampled_from(formats()), st.lists(records, max_size=5))
 def test_parsers_never_crash_on_json_documents(fmt: str, docs: list[dict[str, object]]) -> None:
     _check(fmt, json.dumps(docs).encode(), "fuzz.json")
     _check(fmt, json.dumps({"messages": docs}).encode(), "fuzz.json")
