@@ -303,125 +303,17 @@ class LLMExtractor:
         q: SessionQuality,
         support: dict[str, float],
     ) -> ExtractionResult:
-        by_ord = {t.ordinal: t for t in turns}
-        last = turns[-1] if turns else None
-
-        def ids(ords: Sequence[int]) -> tuple[str, ...]:
-            return tuple(dict.fromkeys(by_ord[o].id for o in ords if o in by_ord))
-
-        def when(ords: Sequence[int]) -> datetime | None:
-            ts = [by_ord[o].timestamp for o in ords if o in by_ord]
-            return max(ts) if ts else (last.timestamp if last else None)
-
-        def conf(key: str, base: float) -> float:
-            return min(0.99, base * support.get(key, 1.0))
-
-        topics = []
-        for tp in o.topics:
-            tids = ids(tp.turns)
-            if not tids:
-                continue
-            texts = [by_ord[x].text for x in tp.turns if x in by_ord]
-            topics.append(
-                TopicCandidate(
-                    title=tp.title.strip()[:120],
-                    keywords=tuple(dict.fromkeys([tp.title.lower(), *tp.keywords]))[:12],
-                    turn_ids=tids,
-                    entities=EntityMentions(
-                        projects=(session.project,),
-                        technologies=tuple(
-                            dict.fromkeys(x for tx in texts for x in technologies(tx))
-                        ),
-                    ),
-                    first_seen=min(by_ord[x].timestamp for x in tp.turns if x in by_ord),
-                    last_seen=max(by_ord[x].timestamp for x in tp.turns if x in by_ord),
-                )
-            )
-        facts = []
-        for d in k.decisions:
-            tids = ids(d.turns)
-            seen = when(d.turns)
-            if not tids or seen is None:
-                continue
-            facts.append(
-                FactCandidate(
-                    subject=d.subject,
-                    predicate=d.predicate,
-                    object=d.object,
-                    kind=d.kind,
-                    statement=d.statement or f"{d.subject} {d.predicate} {d.object}",
-                    confidence=conf(f"d:{_dkey(d)}", d.confidence),
-                    turn_ids=tids,
-                    valid_from=min(by_ord[x].timestamp for x in d.turns if x in by_ord),
-                )
-            )
-        corrections = []
-        for c in k.corrections:
-            tids = ids(c.turns)
-            seen = when(c.turns)
-            if not tids or seen is None or not c.rule_text.strip():
-                continue
-            corrections.append(
-                CorrectionCandidate(
-                    type=c.type,
-                    original_behaviour=c.original_behaviour,
-                    corrected_behaviour=c.corrected_behaviour,
-                    rule_text=c.rule_text.strip(),
-                    confidence=conf(f"c:{normalize_key(c.rule_text)}", c.confidence),
-                    explicit_rule=c.explicit_rule,
-                    turn_ids=tids,
-                    seen_at=seen,
-                    action=c.action,
-                )
-            )
-        user_turns = [t for t in turns if t.role == "user"]
-        for rule in k.rules:
-            if any(normalize_key(rule) == normalize_key(c.rule_text) for c in corrections):
-                continue
-            src = next(
-                (t for t in user_turns if normalize_key(rule)[:20] in normalize_key(t.text)), None
-            )
-            if src is None:
-                continue  # a rule we cannot tie to a turn has no provenance: drop it
-            corrections.append(
-                CorrectionCandidate(
-                    type="process",
-                    rule_text=rule.strip(),
-                    corrected_behaviour=rule.strip(),
-                    confidence=0.7,
-                    explicit_rule=True,
-                    turn_ids=(src.id,),
-                    seen_at=src.timestamp,
-                )
-            )
-        lessons = []
-        for item in k.new_knowledge:
-            tids = ids(item.turns)
-            seen = when(item.turns)
-            if not tids or seen is None:
-                continue
-            lessons.append(
-                LessonCandidate(
-                    category=item.category,
-                    title=item.title.strip()[:160],
-                    content=item.content.strip(),
-                    summary=item.content.strip().split("\n")[0][:200],
-                    applicable_when=item.applicable_when,
-                    keywords=tuple(item.keywords[:12]),
-                    has_examples=item.has_examples,
-                    has_steps=item.has_steps,
-                    turn_ids=tids,
-                    seen_at=seen,
-                )
-            )
+        m = _Candidates(session.project, turns, support)
+        corrections = m.corrections(k.corrections)
+        corrections += m.rules(k.rules, corrections)
         stats = {t.tool: {"calls": t.calls, "failures": t.failures} for t in k.tool_stats if t.tool}
         return ExtractionResult(
             session_id=session.id,
             project=session.project,
-            topics=tuple(topics),
+            topics=tuple(m.topics(o.topics)),
             corrections=tuple(corrections),
-            facts=tuple(facts),
-            lessons=tuple(lessons),
+            facts=tuple(m.facts(k.decisions)),
+            lessons=tuple(m.lessons(k.new_knowledge)),
             entities=EntityMentions(
                 projects=(session.project,),
                 technologies=tuple(
@@ -440,6 +332,154 @@ class LLMExtractor:
             extractor=self.name,
             llm_usage={"mode": self.last_mode, **self.llm.ledger.as_dict()},
         )
+
+
+class _Candidates:
+    """Turns the model's items, which cite turns by ordinal, into candidates with provenance.
+
+    An item citing no turn of the session is dropped (no provenance, no knowledge).
+    """
+
+    def __init__(self, project: str, turns: Sequence[TurnInput], support: dict[str, float]) -> None:
+        self.project = project
+        self.turns = turns
+        self.by_ord = {t.ordinal: t for t in turns}
+        self.support = support
+
+    def ids(self, ords: Sequence[int]) -> tuple[str, ...]:
+        """Ids of the cited turns, once each, in citation order."""
+        return tuple(dict.fromkeys(self.by_ord[o].id for o in ords if o in self.by_ord))
+
+    def times(self, ords: Sequence[int]) -> list[datetime]:
+        return [self.by_ord[o].timestamp for o in ords if o in self.by_ord]
+
+    def when(self, ords: Sequence[int]) -> datetime | None:
+        """The latest cited turn's time (else the session's last turn's)."""
+        ts = self.times(ords)
+        if ts:
+            return max(ts)
+        return self.turns[-1].timestamp if self.turns else None
+
+    def conf(self, key: str, base: float) -> float:
+        """Confidence scaled by how many chunks reported the item (map-reduce support)."""
+        return min(0.99, base * self.support.get(key, 1.0))
+
+    def topics(self, items: Sequence[TopicItem]) -> list[TopicCandidate]:
+        out = []
+        for tp in items:
+            tids = self.ids(tp.turns)
+            if not tids:
+                continue
+            texts = [self.by_ord[x].text for x in tp.turns if x in self.by_ord]
+            out.append(
+                TopicCandidate(
+                    title=tp.title.strip()[:120],
+                    keywords=tuple(dict.fromkeys([tp.title.lower(), *tp.keywords]))[:12],
+                    turn_ids=tids,
+                    entities=EntityMentions(
+                        projects=(self.project,),
+                        technologies=tuple(
+                            dict.fromkeys(x for tx in texts for x in technologies(tx))
+                        ),
+                    ),
+                    first_seen=min(self.times(tp.turns)),
+                    last_seen=max(self.times(tp.turns)),
+                )
+            )
+        return out
+
+    def facts(self, items: Sequence[DecisionItem]) -> list[FactCandidate]:
+        out = []
+        for d in items:
+            tids = self.ids(d.turns)
+            if not tids or self.when(d.turns) is None:
+                continue
+            out.append(
+                FactCandidate(
+                    subject=d.subject,
+                    predicate=d.predicate,
+                    object=d.object,
+                    kind=d.kind,
+                    statement=d.statement or f"{d.subject} {d.predicate} {d.object}",
+                    confidence=self.conf(f"d:{_dkey(d)}", d.confidence),
+                    turn_ids=tids,
+                    valid_from=min(self.times(d.turns)),
+                )
+            )
+        return out
+
+    def corrections(self, items: Sequence[CorrectionItem]) -> list[CorrectionCandidate]:
+        out = []
+        for c in items:
+            tids = self.ids(c.turns)
+            seen = self.when(c.turns)
+            if not tids or seen is None or not c.rule_text.strip():
+                continue
+            out.append(
+                CorrectionCandidate(
+                    type=c.type,
+                    original_behaviour=c.original_behaviour,
+                    corrected_behaviour=c.corrected_behaviour,
+                    rule_text=c.rule_text.strip(),
+                    confidence=self.conf(f"c:{normalize_key(c.rule_text)}", c.confidence),
+                    explicit_rule=c.explicit_rule,
+                    turn_ids=tids,
+                    seen_at=seen,
+                    action=c.action,
+                )
+            )
+        return out
+
+    def rules(
+        self, rules: Sequence[str], corrections: Sequence[CorrectionCandidate]
+    ) -> list[CorrectionCandidate]:
+        """Standing rules not already a correction, tied to the first user turn that says them."""
+        known = {normalize_key(c.rule_text) for c in corrections}
+        user_turns = [t for t in self.turns if t.role == "user"]
+        out = []
+        for rule in rules:
+            key = normalize_key(rule)
+            if key in known:
+                continue
+            src = next((t for t in user_turns if key[:20] in normalize_key(t.text)), None)
+            if src is None:
+                continue  # a rule we cannot tie to a turn has no provenance: drop it
+            known.add(key)
+            out.append(
+                CorrectionCandidate(
+                    type="process",
+                    rule_text=rule.strip(),
+                    corrected_behaviour=rule.strip(),
+                    confidence=0.7,
+                    explicit_rule=True,
+                    turn_ids=(src.id,),
+                    seen_at=src.timestamp,
+                )
+            )
+        return out
+
+    def lessons(self, items: Sequence[KnowledgeItem]) -> list[LessonCandidate]:
+        out = []
+        for item in items:
+            tids = self.ids(item.turns)
+            seen = self.when(item.turns)
+            if not tids or seen is None:
+                continue
+            out.append(
+                LessonCandidate(
+                    category=item.category,
+                    title=item.title.strip()[:160],
+                    content=item.content.strip(),
+                    summary=item.content.strip().split("\n")[0][:200],
+                    applicable_when=item.applicable_when,
+                    keywords=tuple(item.keywords[:12]),
+                    has_examples=item.has_examples,
+                    has_steps=item.has_steps,
+                    turn_ids=tids,
+                    seen_at=seen,
+                )
+            )
+        return out
 
 
 def _dkey(d: DecisionItem) -> str:

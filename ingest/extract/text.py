@@ -204,46 +204,71 @@ def keyphrases(docs: Sequence[str], *, top: int = 10, max_words: int = 3) -> lis
         top: how many phrases to return.
         max_words: longest phrase kept.
     """
-    phrase_docs: dict[tuple[str, ...], set[int]] = defaultdict(set)
-    phrase_count: Counter[tuple[str, ...]] = Counter()
-    surface: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
-    for i, doc in enumerate(docs):
-        prose = "\n".join(line for line in doc.splitlines() if not _CODEY.search(line))
-        for run in _candidates(prose, 12):
-            stems = [stem(w) for w in run]
-            for n in range(1, max_words + 1):
-                for j in range(len(run) - n + 1):
-                    key = tuple(stems[j : j + n])
-                    phrase_docs[key].add(i)
-                    phrase_count[key] += 1
-                    surface[key][" ".join(run[j : j + n])] += 1
+    stats = _PhraseStats.of(docs, max_words)
     scored: list[tuple[float, tuple[str, ...]]] = []
-    for key, ds in phrase_docs.items():
+    for key, ds in stats.docs.items():
         n_docs = len(ds)
         if len(key) == 1 and (n_docs < 2 or len(key[0]) < 4):
             continue
-        scored.append((n_docs * phrase_count[key] * _LENGTH_BONUS[len(key)], key))
+        scored.append((n_docs * stats.count[key] * _LENGTH_BONUS[len(key)], key))
     scored.sort(key=lambda x: (-x[0], x[1]))
     kept: list[Keyphrase] = []
     chosen: list[tuple[str, frozenset[str], set[int]]] = []
     for score, key in scored:
         if len(key) == 1:
-            key = _expand(key, phrase_docs)
+            key = _expand(key, stats.docs)
         text = " ".join(key)
-        ds = phrase_docs[key]
-        if any(
-            f" {text} " in f" {c} "
-            or f" {c} " in f" {text} "
-            or (cw & set(key) and ds <= cds)  # a fragment of a chosen phrase's context
-            for c, cw, cds in chosen
-        ):
+        ds = stats.docs[key]
+        if _overlaps(text, frozenset(key), ds, chosen):
             continue
         chosen.append((text, frozenset(key), ds))
-        best = sorted(surface[key].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        kept.append(Keyphrase(best, score, phrase_count[key], tuple(sorted(phrase_docs[key]))))
+        kept.append(Keyphrase(stats.surface_of(key), score, stats.count[key], tuple(sorted(ds))))
         if len(kept) >= top:
             break
     return kept
+
+
+@dataclass
+class _PhraseStats:
+    """Per stemmed n-gram: the documents holding it, its count and its surface forms."""
+
+    docs: dict[tuple[str, ...], set[int]]
+    count: Counter[tuple[str, ...]]
+    surface: dict[tuple[str, ...], Counter[str]]
+
+    @classmethod
+    def of(cls, docs: Sequence[str], max_words: int) -> _PhraseStats:
+        phrase_docs: dict[tuple[str, ...], set[int]] = defaultdict(set)
+        phrase_count: Counter[tuple[str, ...]] = Counter()
+        surface: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
+        for i, doc in enumerate(docs):
+            prose = "\n".join(line for line in doc.splitlines() if not _CODEY.search(line))
+            for run in _candidates(prose, 12):
+                stems = [stem(w) for w in run]
+                for n in range(1, max_words + 1):
+                    for j in range(len(run) - n + 1):
+                        key = tuple(stems[j : j + n])
+                        phrase_docs[key].add(i)
+                        phrase_count[key] += 1
+                        surface[key][" ".join(run[j : j + n])] += 1
+        return cls(phrase_docs, phrase_count, surface)
+
+    def surface_of(self, key: tuple[str, ...]) -> str:
+        """The most frequent way the phrase was written (ties alphabetically)."""
+        return sorted(self.surface[key].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def _overlaps(
+    text: str,
+    words: frozenset[str],
+    ds: set[int],
+    chosen: Sequence[tuple[str, frozenset[str], set[int]]],
+) -> bool:
+    """A phrase inside (or around) a chosen one, or a fragment of a chosen phrase's context."""
+    return any(
+        f" {text} " in f" {c} " or f" {c} " in f" {text} " or (cw & words and ds <= cds)
+        for c, cw, cds in chosen
+    )
 
 
 def technologies(text: str) -> list[str]:

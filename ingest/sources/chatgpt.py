@@ -10,7 +10,9 @@ messages and empty nodes are skipped. Content types: `text`, `multimodal_text` (
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from ingest.sources.base import (
     ParseCursor,
     ParseOptions,
     ParseResult,
+    SessionBuilder,
     as_text,
     payload,
 )
@@ -30,31 +33,55 @@ __all__ = ["ChatGPTParser"]
 _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
 
 
+def _parts_text(content: dict[str, Any]) -> str:
+    parts = []
+    for p in content.get("parts") or []:
+        if isinstance(p, str):
+            parts.append(p)
+        elif isinstance(p, dict):
+            kind = str(p.get("content_type", ""))
+            parts.append("[image]" if "image" in kind else as_text(p))
+    return "\n".join(x for x in parts if x)
+
+
+def _thoughts_text(content: dict[str, Any]) -> str:
+    return "\n".join(
+        f"[thinking] {t.get('content', '')}"
+        for t in content.get("thoughts") or []
+        if isinstance(t, dict)
+    )
+
+
+def _field_text(*names: str) -> Callable[[dict[str, Any]], str]:
+    """The first non-empty of these fields, as text."""
+
+    def text(content: dict[str, Any]) -> str:
+        return str(next((content[n] for n in names if content.get(n)), "") or "")
+
+    return text
+
+
+_TEXT_OF: dict[str, Callable[[dict[str, Any]], str]] = {
+    "text": _parts_text,
+    "multimodal_text": _parts_text,
+    "code": _field_text("text"),
+    "execution_output": _field_text("text"),
+    "thoughts": _thoughts_text,
+    "reasoning_recap": _field_text("content"),
+}
+"""Text of a message's content by `content_type` (`tether*` types and others: see below)."""
+
+
 def _content_text(content: Any) -> str:
     if not isinstance(content, dict):
         return as_text(content)
     ct = content.get("content_type")
-    if ct in ("text", "multimodal_text"):
-        parts = []
-        for p in content.get("parts") or []:
-            if isinstance(p, str):
-                parts.append(p)
-            elif isinstance(p, dict):
-                kind = str(p.get("content_type", ""))
-                parts.append("[image]" if "image" in kind else as_text(p))
-        return "\n".join(x for x in parts if x)
-    if ct in ("code", "execution_output"):
-        return str(content.get("text") or "")
-    if ct == "thoughts":
-        return "\n".join(
-            f"[thinking] {t.get('content', '')}"
-            for t in content.get("thoughts") or []
-            if isinstance(t, dict)
-        )
-    if ct == "reasoning_recap":
-        return str(content.get("content") or "")
-    if isinstance(ct, str) and ct.startswith("tether"):
-        return str(content.get("result") or content.get("text") or "")
+    if not isinstance(ct, str):
+        return as_text(content.get("parts") or content.get("text") or "")
+    if ct in _TEXT_OF:
+        return _TEXT_OF[ct](content)
+    if ct.startswith("tether"):
+        return _field_text("result", "text")(content)
     return as_text(content.get("parts") or content.get("text") or "")
 
 
@@ -158,45 +185,85 @@ class ChatGPTParser:
             msg = node.get("message")
             if not isinstance(msg, dict):
                 continue
-            author: dict[str, Any] = a if isinstance(a := msg.get("author"), dict) else {}
-            role = _ROLES.get(str(author.get("role")), "system")
-            meta: dict[str, Any] = m if isinstance(m := msg.get("metadata"), dict) else {}
-            text = _content_text(msg.get("content"))
-            if not text.strip() or meta.get("is_visually_hidden_from_conversation"):
+            added = self._message(node, msg, b, pos, last, default_model, opts)
+            if added is None:
                 skipped += 1
-                continue
-            ts = parse_time(msg.get("create_time"))
-            if ts is None:  # undated nodes keep order: one second after the previous
-                ts = (last + timedelta(seconds=1)) if last else b.timestamp(None)
-            last = ts
-            model = meta.get("model_slug") or (default_model if role == "assistant" else None)
-            tool_name = None
-            tool_ok = None
-            full = None
-            cut = False
-            if role == "tool":
-                tool_name = str(author.get("name") or "tool")
-                status = str(msg.get("status") or "")
-                tool_ok = "error" not in status and meta.get("is_error") is not True
-                b.add_tool_call(tool_name)
-                b.add_tool_result(None, tool_ok, tool_name)
-                text, full, cut = payload(text, opts.tool_payload_chars)
-            elif role == "assistant" and msg.get("recipient") not in (None, "all"):
-                tool_name = str(msg.get("recipient"))
-                text, full, cut = payload(text, opts.tool_payload_chars)
-                text = f"[tool_use {tool_name}] {text}"
-            b.add_turn(
-                key=str(node.get("id") or msg.get("id")),
-                role=role,  # type: ignore[arg-type]
-                speaker=str(author.get("name") or model or role),
-                text=text,
-                timestamp=ts,
-                line=pos,
-                tool_name=tool_name,
-                tool_ok=tool_ok,
-                parent_key=node.get("parent") if isinstance(node.get("parent"), str) else None,
-                model=model if isinstance(model, str) else None,
-                full_size=full,
-                truncated=cut,
-            )
+            else:
+                last = added
         return skipped
+
+    def _message(
+        self,
+        node: dict[str, Any],
+        msg: dict[str, Any],
+        b: SessionBuilder,
+        pos: int,
+        last: datetime | None,
+        default_model: Any,
+        opts: ParseOptions,
+    ) -> datetime | None:
+        """Add one message as a turn; returns its time, or None when it is skipped."""
+        author: dict[str, Any] = a if isinstance(a := msg.get("author"), dict) else {}
+        role = _ROLES.get(str(author.get("role")), "system")
+        meta: dict[str, Any] = m if isinstance(m := msg.get("metadata"), dict) else {}
+        text = _content_text(msg.get("content"))
+        if not text.strip() or meta.get("is_visually_hidden_from_conversation"):
+            return None
+        ts = _time(msg, last, b)
+        model = meta.get("model_slug") or (default_model if role == "assistant" else None)
+        tool = _ToolPart.of(role, author, msg, meta, b)
+        full, cut = None, False
+        if tool.name is not None:
+            text, full, cut = payload(text, opts.tool_payload_chars)
+            if role == "assistant":
+                text = f"[tool_use {tool.name}] {text}"
+        b.add_turn(
+            key=str(node.get("id") or msg.get("id")),
+            role=role,  # type: ignore[arg-type]
+            speaker=str(author.get("name") or model or role),
+            text=text,
+            timestamp=ts,
+            line=pos,
+            tool_name=tool.name,
+            tool_ok=tool.ok,
+            parent_key=node.get("parent") if isinstance(node.get("parent"), str) else None,
+            model=model if isinstance(model, str) else None,
+            full_size=full,
+            truncated=cut,
+        )
+        return ts
+
+
+def _time(msg: dict[str, Any], last: datetime | None, b: SessionBuilder) -> datetime:
+    """The message's time; an undated one keeps its place, one second after the previous."""
+    ts = parse_time(msg.get("create_time"))
+    if ts is not None:
+        return ts
+    return (last + timedelta(seconds=1)) if last else b.timestamp(None)
+
+
+@dataclass(frozen=True)
+class _ToolPart:
+    """The tool side of a message: a tool's answer, or an assistant message addressed to one."""
+
+    name: str | None = None
+    ok: bool | None = None
+
+    @classmethod
+    def of(
+        cls,
+        role: str,
+        author: dict[str, Any],
+        msg: dict[str, Any],
+        meta: dict[str, Any],
+        b: SessionBuilder,
+    ) -> _ToolPart:
+        if role == "tool":
+            name = str(author.get("name") or "tool")
+            ok = "error" not in str(msg.get("status") or "") and meta.get("is_error") is not True
+            b.add_tool_call(name)
+            b.add_tool_result(None, ok, name)
+            return cls(name, ok)
+        if role == "assistant" and msg.get("recipient") not in (None, "all"):
+            return cls(str(msg.get("recipient")))
+        return cls()

@@ -162,48 +162,9 @@ class ClaudeCodeParser:
         }
         content = msg.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
-        limit = builders.limit
         if obj["type"] == "assistant":
-            return self._assistant(obj, msg, blocks, b, common, limit)
-        if obj.get("isCompactSummary"):
-            b.add_compaction()
-            b.add_turn(role="system", speaker="compaction", text=as_text(content), **common)
-            return True
-        results = [x for x in blocks if isinstance(x, dict) and x.get("type") == "tool_result"]
-        if results:
-            texts, names, ok_all, full = [], [], True, 0
-            for r in results:
-                ok = not bool(r.get("is_error", False))
-                name = b.add_tool_result(r.get("tool_use_id"), ok)
-                if name:
-                    names.append(name)
-                ok_all = ok_all and ok
-                raw = as_text(r.get("content"))
-                short, size, _ = payload(raw, limit)
-                full += size
-                label = f"[tool_result {name or '?'}{'' if ok else ' ERROR'}]"
-                texts.append(f"{label} {short}")
-            other = as_text([x for x in blocks if x not in results])
-            text = "\n".join(([other] if other else []) + texts)
-            b.add_turn(
-                role="tool",
-                speaker=names[0] if names else "tool",
-                text=text,
-                tool_name=",".join(dict.fromkeys(names)) or None,
-                tool_ok=ok_all,
-                full_size=full + len(other),
-                truncated=full > len(text),
-                **common,
-            )
-            return True
-        text = as_text(blocks)
-        if not text.strip():
-            return False
-        if obj.get("isMeta"):
-            b.add_turn(role="system", speaker="meta", text=text, **common)
-        else:
-            b.add_turn(role="user", speaker="user", text=text, **common)
-        return True
+            return self._assistant(obj, msg, blocks, b, common, builders.limit)
+        return _user(obj, content, blocks, b, common, builders.limit)
 
     def _assistant(
         self,
@@ -217,54 +178,21 @@ class ClaudeCodeParser:
         model = msg.get("model") if isinstance(msg.get("model"), str) else None
         if model == "<synthetic>":
             model = None
-        usage = msg.get("usage")
-        mid = msg.get("id") or obj.get("requestId")
-        if isinstance(usage, dict) and (mid is None or mid != b.cursor.last_usage_id):
-            inp = sum(
-                int(usage.get(k) or 0)
-                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-            )
-            b.add_tokens(inp, int(usage.get("output_tokens") or 0))
-            b.cursor.last_usage_id = mid
-        parts: list[str] = []
-        tools: list[str] = []
-        full = 0
-        cut = False
+        _count_usage(obj, msg, b)
+        acc = _AssistantText(b, limit)
         for blk in blocks:
-            if not isinstance(blk, dict):
-                parts.append(str(blk))
-                continue
-            t = blk.get("type")
-            if t == "text":
-                parts.append(str(blk.get("text") or ""))
-            elif t == "thinking":
-                th = str(blk.get("thinking") or "")
-                if th:
-                    parts.append(f"[thinking] {th}")
-            elif t == "redacted_thinking":
-                parts.append("[thinking redacted]")
-            elif t == "tool_use":
-                name = str(blk.get("name") or "?")
-                tools.append(name)
-                b.add_tool_call(name, blk.get("id"))
-                raw = json.dumps(blk.get("input"), ensure_ascii=False, sort_keys=True)
-                short, size, was_cut = payload(raw, limit)
-                full += size - len(short)
-                cut = cut or was_cut
-                parts.append(f"[tool_use {name}] {short}")
-            else:
-                parts.append(as_text([blk]))
-        text = "\n".join(p for p in parts if p)
+            acc.add(blk)
+        text = "\n".join(p for p in acc.parts if p)
         if not text.strip():
             return False
         b.add_turn(
             role="assistant",
             speaker=model or "assistant",
             text=text,
-            tool_name=",".join(dict.fromkeys(tools)) or None,
+            tool_name=",".join(dict.fromkeys(acc.tools)) or None,
             model=model,
-            full_size=len(text) + full,
-            truncated=cut,
+            full_size=len(text) + acc.cut_chars,
+            truncated=acc.cut,
             **common,
         )
         return True
@@ -301,3 +229,116 @@ class ClaudeCodeParser:
             line=line,
             parent_key=str(leaf) if leaf else None,
         )
+
+
+def _user(
+    obj: dict[str, Any],
+    content: Any,
+    blocks: list[Any],
+    b: SessionBuilder,
+    common: dict[str, Any],
+    limit: int,
+) -> bool:
+    """A user record: a compaction summary, tool results, a meta message or what the user said."""
+    if obj.get("isCompactSummary"):
+        b.add_compaction()
+        b.add_turn(role="system", speaker="compaction", text=as_text(content), **common)
+        return True
+    results = [x for x in blocks if isinstance(x, dict) and x.get("type") == "tool_result"]
+    if results:
+        _tool_results(b, blocks, results, limit, common)
+        return True
+    text = as_text(blocks)
+    if not text.strip():
+        return False
+    if obj.get("isMeta"):
+        b.add_turn(role="system", speaker="meta", text=text, **common)
+    else:
+        b.add_turn(role="user", speaker="user", text=text, **common)
+    return True
+
+
+def _tool_results(
+    b: SessionBuilder,
+    blocks: list[Any],
+    results: list[dict[str, Any]],
+    limit: int,
+    common: dict[str, Any],
+) -> None:
+    """A user record carrying tool results: one `tool` turn, each result labelled and cut."""
+    texts, names, ok_all, full = [], [], True, 0
+    for r in results:
+        ok = not bool(r.get("is_error", False))
+        name = b.add_tool_result(r.get("tool_use_id"), ok)
+        if name:
+            names.append(name)
+        ok_all = ok_all and ok
+        short, size, _ = payload(as_text(r.get("content")), limit)
+        full += size
+        texts.append(f"[tool_result {name or '?'}{'' if ok else ' ERROR'}] {short}")
+    other = as_text([x for x in blocks if x not in results])
+    text = "\n".join(([other] if other else []) + texts)
+    b.add_turn(
+        role="tool",
+        speaker=names[0] if names else "tool",
+        text=text,
+        tool_name=",".join(dict.fromkeys(names)) or None,
+        tool_ok=ok_all,
+        full_size=full + len(other),
+        truncated=full > len(text),
+        **common,
+    )
+
+
+_INPUT_TOKENS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _count_usage(obj: dict[str, Any], msg: dict[str, Any], b: SessionBuilder) -> None:
+    """Token usage, once per message: a message split over records repeats its usage."""
+    usage = msg.get("usage")
+    mid = msg.get("id") or obj.get("requestId")
+    if isinstance(usage, dict) and (mid is None or mid != b.cursor.last_usage_id):
+        inp = sum(int(usage.get(k) or 0) for k in _INPUT_TOKENS)
+        b.add_tokens(inp, int(usage.get("output_tokens") or 0))
+        b.cursor.last_usage_id = mid
+
+
+class _AssistantText:
+    """The text of an assistant record, block by block: text, thinking, tool calls."""
+
+    def __init__(self, b: SessionBuilder, limit: int) -> None:
+        self.b = b
+        self.limit = limit
+        self.parts: list[str] = []
+        self.tools: list[str] = []
+        self.cut_chars = 0
+        """Characters cut from tool inputs."""
+        self.cut = False
+
+    def add(self, blk: Any) -> None:
+        if not isinstance(blk, dict):
+            self.parts.append(str(blk))
+            return
+        t = blk.get("type")
+        if t == "text":
+            self.parts.append(str(blk.get("text") or ""))
+        elif t == "thinking":
+            th = str(blk.get("thinking") or "")
+            if th:
+                self.parts.append(f"[thinking] {th}")
+        elif t == "redacted_thinking":
+            self.parts.append("[thinking redacted]")
+        elif t == "tool_use":
+            self._tool_use(blk)
+        else:
+            self.parts.append(as_text([blk]))
+
+    def _tool_use(self, blk: dict[str, Any]) -> None:
+        name = str(blk.get("name") or "?")
+        self.tools.append(name)
+        self.b.add_tool_call(name, blk.get("id"))
+        raw = json.dumps(blk.get("input"), ensure_ascii=False, sort_keys=True)
+        short, size, was_cut = payload(raw, self.limit)
+        self.cut_chars += size - len(short)
+        self.cut = self.cut or was_cut
+        self.parts.append(f"[tool_use {name}] {short}")

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from core.timeutil import parse_time
-from ingest.models import ParseIssue
+from ingest.models import ParseIssue, Role
 from ingest.normalize import slugify
 from ingest.sources.base import (
     Builders,
@@ -130,64 +133,82 @@ class CodexParser:
             issues=issues,
             counters=counters,
         ):
-            obj = rec.obj
-            kind = obj.get("type") if isinstance(obj.get("type"), str) else None
-            pl = obj.get("payload")
-            ts_raw = obj.get("timestamp")
-            if "payload" not in obj:  # legacy rollout: bare items, meta on the first line
-                if kind is None and "id" in obj and rec.line == 1:
-                    kind, pl = "session_meta", obj
-                elif kind in _ITEM_TYPES:
-                    kind, pl = "response_item", obj
-                elif obj.get("record_type") == "state":
-                    skipped += 1
-                    continue
+            kind, pl = _kind_and_payload(rec.obj, rec.line)
+            if kind == _STATE:
+                skipped += 1
+                continue
             try:
                 if not isinstance(pl, dict):
                     raise ValueError("record has no `payload` object")
-                if kind == "session_meta":
-                    self._meta(pl, builders, opts)
-                elif kind == "turn_context":
-                    b = self._session(builders, opts)
-                    model = pl.get("model")
-                    if isinstance(model, str):
-                        b.add_model(model)
-                        builders.cursor.extra["model"] = model
+                if not self._record(
+                    kind, pl, rec.line, rec.obj.get("timestamp"), builders, opts, issues
+                ):
                     skipped += 1
-                elif kind == "response_item":
-                    if not self._item(pl, rec.line, ts_raw, builders, opts):
-                        skipped += 1
-                elif kind == "event_msg":
-                    et = pl.get("type")
-                    if et == "token_count":
-                        self._tokens(pl, builders, opts)
-                    elif et not in _QUIET_EVENTS:
-                        issues.append(
-                            ParseIssue(
-                                file=opts.file,
-                                line=rec.line,
-                                severity="info",
-                                reason=f"unknown event_msg type {et!r}; skipped",
-                            )
-                        )
-                    skipped += 1
-                elif kind == "compacted":
-                    b = self._session(builders, opts)
-                    b.add_compaction()
-                    b.add_turn(
-                        key=f"line-{rec.line}",
-                        role="system",
-                        speaker="compaction",
-                        text=as_text(pl.get("message")),
-                        timestamp=b.timestamp(ts_raw),
-                        line=rec.line,
-                    )
-                else:
-                    skipped += 1
-                    issues.append(unknown_record(opts.file, rec.line, kind))
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
                 record_failed(issues, counters, opts.file, rec.line, kind, e)
         return builders.jsonl_result(issues, counters, cur, skipped=skipped)
+
+    def _record(
+        self,
+        kind: str | None,
+        pl: dict[str, Any],
+        line: int,
+        ts_raw: Any,
+        builders: Builders,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> bool:
+        """Handle one record; False when it added no turn (counted as skipped)."""
+        if kind == "session_meta":
+            self._meta(pl, builders, opts)
+            return True
+        if kind == "turn_context":
+            b = self._session(builders, opts)
+            model = pl.get("model")
+            if isinstance(model, str):
+                b.add_model(model)
+                builders.cursor.extra["model"] = model
+            return False
+        if kind == "response_item":
+            return self._item(pl, line, ts_raw, builders, opts)
+        if kind == "event_msg":
+            self._event(pl, line, builders, opts, issues)
+            return False
+        if kind == "compacted":
+            b = self._session(builders, opts)
+            b.add_compaction()
+            b.add_turn(
+                key=f"line-{line}",
+                role="system",
+                speaker="compaction",
+                text=as_text(pl.get("message")),
+                timestamp=b.timestamp(ts_raw),
+                line=line,
+            )
+            return True
+        issues.append(unknown_record(opts.file, line, kind))
+        return False
+
+    def _event(
+        self,
+        pl: dict[str, Any],
+        line: int,
+        builders: Builders,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> None:
+        et = pl.get("type")
+        if et == "token_count":
+            self._tokens(pl, builders, opts)
+        elif et not in _QUIET_EVENTS:
+            issues.append(
+                ParseIssue(
+                    file=opts.file,
+                    line=line,
+                    severity="info",
+                    reason=f"unknown event_msg type {et!r}; skipped",
+                )
+            )
 
     @staticmethod
     def _default_key(opts: ParseOptions) -> str:
@@ -234,111 +255,134 @@ class CodexParser:
         self, pl: dict[str, Any], line: int, ts_raw: Any, builders: Builders, opts: ParseOptions
     ) -> bool:
         b = self._session(builders, opts)
-        ts = b.timestamp(ts_raw)
-        limit = opts.tool_payload_chars
-        key = f"line-{line}"
+        at = _At(b, f"line-{line}", b.timestamp(ts_raw), line, builders.cursor.extra.get("model"))
         t = pl.get("type")
-        model = builders.cursor.extra.get("model")
-        if t == "message":
-            role = pl.get("role")
-            text = as_text(pl.get("content"))
-            if not text.strip():
-                return False
-            if role == "user":
-                is_ctx = text.lstrip().startswith(_CONTEXT_TAGS)
-                b.add_turn(
-                    key=key,
-                    role="system" if is_ctx else "user",
-                    speaker="context" if is_ctx else "user",
-                    text=text,
-                    timestamp=ts,
-                    line=line,
-                )
-            elif role == "assistant":
-                b.add_turn(
-                    key=key,
-                    role="assistant",
-                    speaker=model or "assistant",
-                    text=text,
-                    timestamp=ts,
-                    line=line,
-                    model=model,
-                )
-            else:  # developer / system instructions
-                b.add_turn(
-                    key=key,
-                    role="system",
-                    speaker=str(role or "system"),
-                    text=text,
-                    timestamp=ts,
-                    line=line,
-                )
-            return True
-        if t in ("function_call", "custom_tool_call", "local_shell_call"):
-            name = str(pl.get("name") or ("shell" if t == "local_shell_call" else "?"))
-            args = pl.get("arguments", pl.get("input", pl.get("action")))
-            raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-            short, size, cut = payload(raw, limit)
-            b.add_tool_call(name, pl.get("call_id") or pl.get("id"))
-            b.add_turn(
-                key=key,
-                role="assistant",
-                speaker=model or "assistant",
-                text=f"[tool_use {name}] {short}",
-                timestamp=ts,
-                line=line,
-                tool_name=name,
-                model=model,
-                full_size=size,
-                truncated=cut,
-            )
-            return True
-        if t in ("function_call_output", "custom_tool_call_output"):
-            text, ok = _output_ok(pl.get("output"))
-            result_name = b.add_tool_result(pl.get("call_id"), ok)
-            short, size, cut = payload(text, limit)
-            label = f"[tool_result {result_name or '?'}{'' if ok else ' ERROR'}]"
-            b.add_turn(
-                key=key,
-                role="tool",
-                speaker=result_name or "tool",
-                text=f"{label} {short}",
-                timestamp=ts,
-                line=line,
-                tool_name=result_name,
-                tool_ok=ok,
-                full_size=size,
-                truncated=cut,
-            )
-            return True
-        if t == "reasoning":
-            summary = pl.get("summary")
-            text = as_text(summary) if summary else as_text(pl.get("content"))
-            if not text.strip():
-                return False
-            b.add_turn(
-                key=key,
-                role="assistant",
-                speaker=model or "assistant",
-                text=f"[thinking] {text}",
-                timestamp=ts,
-                line=line,
-                model=model,
-            )
-            return True
-        if t == "web_search_call":
-            action = pl.get("action")
-            query = action.get("query") if isinstance(action, dict) else None
-            b.add_tool_call("web_search")
-            b.add_turn(
-                key=key,
-                role="assistant",
-                speaker=model or "assistant",
-                text=f"[tool_use web_search] {query or ''}",
-                timestamp=ts,
-                line=line,
-                tool_name="web_search",
-                model=model,
-            )
-            return True
-        raise ValueError(f"unknown response_item type {t!r}")
+        if not isinstance(t, str) or t not in _ITEMS:
+            raise ValueError(f"unknown response_item type {t!r}")
+        return _ITEMS[t](pl, at, opts.tool_payload_chars, t)
+
+
+_STATE = "<state>"
+"""Kind of a legacy `record_type: state` line (skipped)."""
+
+
+def _kind_and_payload(obj: dict[str, Any], line: int) -> tuple[str | None, Any]:
+    """A record's kind and payload; legacy rollouts hold bare items, meta on the first line."""
+    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
+    if "payload" in obj:
+        return kind, obj.get("payload")
+    if kind is None and "id" in obj and line == 1:
+        return "session_meta", obj
+    if kind in _ITEM_TYPES:
+        return "response_item", obj
+    if obj.get("record_type") == "state":
+        return _STATE, None
+    return kind, None
+
+
+@dataclass(frozen=True)
+class _At:
+    """Where a response item lands: its session, turn key, time, line and the current model."""
+
+    b: SessionBuilder
+    key: str
+    ts: datetime
+    line: int
+    model: str | None
+
+    def turn(self, role: Role, speaker: str, text: str, **kw: Any) -> None:
+        self.b.add_turn(
+            key=self.key,
+            role=role,
+            speaker=speaker,
+            text=text,
+            timestamp=self.ts,
+            line=self.line,
+            **kw,
+        )
+
+
+def _message_item(pl: dict[str, Any], at: _At, limit: int, t: str) -> bool:
+    role = pl.get("role")
+    text = as_text(pl.get("content"))
+    if not text.strip():
+        return False
+    if role == "user":
+        is_ctx = text.lstrip().startswith(_CONTEXT_TAGS)
+        at.turn("system" if is_ctx else "user", "context" if is_ctx else "user", text)
+    elif role == "assistant":
+        at.turn("assistant", at.model or "assistant", text, model=at.model)
+    else:  # developer / system instructions
+        at.turn("system", str(role or "system"), text)
+    return True
+
+
+def _tool_call_item(pl: dict[str, Any], at: _At, limit: int, t: str) -> bool:
+    name = str(pl.get("name") or ("shell" if t == "local_shell_call" else "?"))
+    args = pl.get("arguments", pl.get("input", pl.get("action")))
+    raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+    short, size, cut = payload(raw, limit)
+    at.b.add_tool_call(name, pl.get("call_id") or pl.get("id"))
+    at.turn(
+        "assistant",
+        at.model or "assistant",
+        f"[tool_use {name}] {short}",
+        tool_name=name,
+        model=at.model,
+        full_size=size,
+        truncated=cut,
+    )
+    return True
+
+
+def _tool_output_item(pl: dict[str, Any], at: _At, limit: int, t: str) -> bool:
+    text, ok = _output_ok(pl.get("output"))
+    result_name = at.b.add_tool_result(pl.get("call_id"), ok)
+    short, size, cut = payload(text, limit)
+    label = f"[tool_result {result_name or '?'}{'' if ok else ' ERROR'}]"
+    at.turn(
+        "tool",
+        result_name or "tool",
+        f"{label} {short}",
+        tool_name=result_name,
+        tool_ok=ok,
+        full_size=size,
+        truncated=cut,
+    )
+    return True
+
+
+def _reasoning_item(pl: dict[str, Any], at: _At, limit: int, t: str) -> bool:
+    summary = pl.get("summary")
+    text = as_text(summary) if summary else as_text(pl.get("content"))
+    if not text.strip():
+        return False
+    at.turn("assistant", at.model or "assistant", f"[thinking] {text}", model=at.model)
+    return True
+
+
+def _web_search_item(pl: dict[str, Any], at: _At, limit: int, t: str) -> bool:
+    action = pl.get("action")
+    query = action.get("query") if isinstance(action, dict) else None
+    at.b.add_tool_call("web_search")
+    at.turn(
+        "assistant",
+        at.model or "assistant",
+        f"[tool_use web_search] {query or ''}",
+        tool_name="web_search",
+        model=at.model,
+    )
+    return True
+
+
+_ITEMS: dict[str, Callable[[dict[str, Any], _At, int, str], bool]] = {
+    "message": _message_item,
+    "function_call": _tool_call_item,
+    "custom_tool_call": _tool_call_item,
+    "local_shell_call": _tool_call_item,
+    "function_call_output": _tool_output_item,
+    "custom_tool_call_output": _tool_output_item,
+    "reasoning": _reasoning_item,
+    "web_search_call": _web_search_item,
+}
+"""Turns of each response item type: `(payload, where, payload limit, type) -> added`."""

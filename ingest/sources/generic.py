@@ -20,6 +20,7 @@ from ingest.sources.base import (
     ParseCursor,
     ParseOptions,
     ParseResult,
+    SessionBuilder,
     as_text,
     iter_jsonl,
     payload,
@@ -152,57 +153,84 @@ class GenericParser:
                 )
             )
             return None
-        content = obj.get("content", obj.get("text", obj.get("message")))
-        text = as_text(content)
+        text = as_text(_present(obj, "content", "text", "message"))
         if not text.strip():
             return False
-        session = (
-            obj.get("session_id")
-            or obj.get("session")
-            or obj.get("conversation_id")
-            or builders.cursor.current_session
-            or Path(opts.file).stem
-        )
-        project = opts.project or (slugify(str(obj["project"])) if obj.get("project") else None)
-        if project is None:
-            project = builders.cursor.extra.setdefault(
-                "project", slugify(Path(opts.file).parent.name or "generic")
-            )
-        b = builders.get(str(session), project)
-        builders.cursor.current_session = str(session)
+        b = _session_builder(obj, builders, opts)
         if isinstance(obj.get("title"), str) and obj["title"]:
             b.cursor.title = obj["title"]
-        ts = b.timestamp(obj.get("timestamp", obj.get("created_at", obj.get("time"))))
-        tool_name = (
-            obj.get("tool_name") or obj.get("name") if role == "tool" else obj.get("tool_name")
-        )
-        tool_ok = obj.get("tool_ok")
-        if tool_ok is None and "is_error" in obj:
-            tool_ok = not bool(obj["is_error"])
-        full = None
-        cut = False
+        ts = b.timestamp(_present(obj, "timestamp", "created_at", "time"))
+        tool_name, tool_ok = _tool(obj, role)
+        full, cut = None, False
         if role == "tool" or tool_name:
             text, full, cut = payload(text, opts.tool_payload_chars)
-        if role == "assistant" and tool_name:
-            b.add_tool_call(str(tool_name))
-        if role == "tool":
-            b.add_tool_result(None, tool_ok is not False, str(tool_name) if tool_name else None)
-        model = obj.get("model") if isinstance(obj.get("model"), str) else None
-        if obj.get("input_tokens") or obj.get("output_tokens"):
-            b.add_tokens(int(obj.get("input_tokens") or 0), int(obj.get("output_tokens") or 0))
-        key = obj.get("id") or obj.get("turn_id") or obj.get("uuid")
+        _count(b, obj, role, tool_name, tool_ok)
+        key = _either(obj, "id", "turn_id", "uuid")
         b.add_turn(
             key=str(key) if key is not None else f"ordinal-{b.cursor.next_ordinal}",
             role=role,
-            speaker=str(obj.get("speaker") or obj.get("name") or role),
+            speaker=str(_either(obj, "speaker", "name") or role),
             text=text,
             timestamp=ts,
             line=line,
-            tool_name=str(tool_name) if tool_name else None,
+            tool_name=tool_name,
             tool_ok=bool(tool_ok) if tool_ok is not None else None,
             parent_key=str(obj["parent_id"]) if obj.get("parent_id") else None,
-            model=model,
+            model=obj.get("model") if isinstance(obj.get("model"), str) else None,
             full_size=full,
             truncated=cut,
         )
         return True
+
+
+def _present(obj: dict[str, Any], *keys: str) -> Any:
+    """The value of the first of `keys` the object has (even if empty), else None."""
+    return next((obj[k] for k in keys if k in obj), None)
+
+
+def _either(obj: dict[str, Any], *keys: str) -> Any:
+    """`obj.get(a) or obj.get(b) or ...`: the first non-empty value, else the last key's."""
+    values = [obj.get(k) for k in keys]
+    return next((v for v in values if v), values[-1])
+
+
+def _session_builder(obj: dict[str, Any], builders: Builders, opts: ParseOptions) -> SessionBuilder:
+    """The builder of the message's session, in its project.
+
+    Session: the message's id, else the previous message's, else the file name. Project:
+    `--project`, else the message's, else the file's folder.
+    """
+    session = str(
+        _either(obj, "session_id", "session", "conversation_id")
+        or builders.cursor.current_session
+        or Path(opts.file).stem
+    )
+    project = opts.project or (slugify(str(obj["project"])) if obj.get("project") else None)
+    if project is None:
+        project = builders.cursor.extra.setdefault(
+            "project", slugify(Path(opts.file).parent.name or "generic")
+        )
+    b = builders.get(session, project)
+    builders.cursor.current_session = session
+    return b
+
+
+def _tool(obj: dict[str, Any], role: Role) -> tuple[str | None, Any]:
+    """(tool name, success flag as given) of a message; a tool message may name it `name`."""
+    tool_name = obj.get("tool_name") or obj.get("name") if role == "tool" else obj.get("tool_name")
+    tool_ok = obj.get("tool_ok")
+    if tool_ok is None and "is_error" in obj:
+        tool_ok = not bool(obj["is_error"])
+    return (str(tool_name) if tool_name else None), tool_ok
+
+
+def _count(
+    b: SessionBuilder, obj: dict[str, Any], role: Role, tool_name: str | None, tool_ok: Any
+) -> None:
+    """Session statistics: tool calls, tool results and token usage."""
+    if role == "assistant" and tool_name:
+        b.add_tool_call(tool_name)
+    if role == "tool":
+        b.add_tool_result(None, tool_ok is not False, tool_name)
+    if obj.get("input_tokens") or obj.get("output_tokens"):
+        b.add_tokens(int(obj.get("input_tokens") or 0), int(obj.get("output_tokens") or 0))

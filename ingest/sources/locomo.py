@@ -17,7 +17,14 @@ from typing import Any
 
 from core.timeutil import MONTHS
 from ingest.models import ParseIssue
-from ingest.sources.base import EPOCH, Builders, ParseCursor, ParseOptions, ParseResult
+from ingest.sources.base import (
+    EPOCH,
+    Builders,
+    ParseCursor,
+    ParseOptions,
+    ParseResult,
+    SessionBuilder,
+)
 
 __all__ = ["LocomoParser", "parse_locomo_time"]
 
@@ -101,49 +108,79 @@ class LocomoParser:
         sid = str(sample.get("sample_id") or f"sample-{pos}")
         project = opts.project or f"locomo-{sid}"
         conv = sample["conversation"]
-        speaker_a = conv.get("speaker_a")
         numbered = sorted((int(m.group(1)), k) for k in conv if (m := _SESSION.match(k)))
         failed = skipped = 0
         for n, k in numbered:
             turns = conv[k]
-            if not isinstance(turns, list):
-                continue
-            when_raw = conv.get(f"{k}_date_time")
-            when = parse_locomo_time(str(when_raw or ""))
-            if when is None:
-                issues.append(
-                    ParseIssue(
-                        file=opts.file,
-                        line=pos,
-                        severity="warning",
-                        reason=f"{sid} {k}: unreadable date {when_raw!r}",
-                    )
-                )
-            b = builders.get(k, project)
-            b.cursor.date = when
-            b.cursor.title = f"{sid} session {n}"
-            if when_raw:
-                b.cursor.meta["date_time"] = str(when_raw)
-            b.cursor.meta["sample_id"] = sid
-            base = when or EPOCH
-            for i, t in enumerate(turns):
-                if not isinstance(t, dict) or not isinstance(t.get("text"), str):
-                    failed += 1
-                    issues.append(
-                        ParseIssue(file=opts.file, line=pos, reason=f"{sid} {k} turn {i}: no text")
-                    )
-                    continue
-                text = t["text"]
-                caption = t.get("blip_caption")
-                if isinstance(caption, str) and caption:
-                    text = f"{text} [shares image: {caption}]".strip()
-                speaker = str(t.get("speaker") or "")
-                b.add_turn(
-                    key=str(t.get("dia_id") or f"{k}:{i}"),
-                    role="user" if speaker == speaker_a else "assistant",
-                    speaker=speaker,
-                    text=text,
-                    timestamp=base + timedelta(seconds=i),
-                    line=pos,
-                )
+            if isinstance(turns, list):
+                b = self._session(conv, k, n, sid, project, pos, builders, opts, issues)
+                failed += self._turns(turns, b, k, sid, conv.get("speaker_a"), pos, opts, issues)
         return failed, skipped
+
+    @staticmethod
+    def _session(
+        conv: dict[str, Any],
+        k: str,
+        n: int,
+        sid: str,
+        project: str,
+        pos: int,
+        builders: Builders,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> SessionBuilder:
+        """The builder of `session_<n>`, dated by its `session_<n>_date_time`."""
+        when_raw = conv.get(f"{k}_date_time")
+        when = parse_locomo_time(str(when_raw or ""))
+        if when is None:
+            issues.append(
+                ParseIssue(
+                    file=opts.file,
+                    line=pos,
+                    severity="warning",
+                    reason=f"{sid} {k}: unreadable date {when_raw!r}",
+                )
+            )
+        b = builders.get(k, project)
+        b.cursor.date = when
+        b.cursor.title = f"{sid} session {n}"
+        if when_raw:
+            b.cursor.meta["date_time"] = str(when_raw)
+        b.cursor.meta["sample_id"] = sid
+        return b
+
+    @staticmethod
+    def _turns(
+        turns: list[Any],
+        b: SessionBuilder,
+        k: str,
+        sid: str,
+        speaker_a: Any,
+        pos: int,
+        opts: ParseOptions,
+        issues: list[ParseIssue],
+    ) -> int:
+        """Add a session's turns, one second apart from its date; returns how many failed."""
+        base = b.cursor.date or EPOCH
+        failed = 0
+        for i, t in enumerate(turns):
+            if not isinstance(t, dict) or not isinstance(t.get("text"), str):
+                failed += 1
+                issues.append(
+                    ParseIssue(file=opts.file, line=pos, reason=f"{sid} {k} turn {i}: no text")
+                )
+                continue
+            text = t["text"]
+            caption = t.get("blip_caption")
+            if isinstance(caption, str) and caption:
+                text = f"{text} [shares image: {caption}]".strip()
+            speaker = str(t.get("speaker") or "")
+            b.add_turn(
+                key=str(t.get("dia_id") or f"{k}:{i}"),
+                role="user" if speaker == speaker_a else "assistant",
+                speaker=speaker,
+                text=text,
+                timestamp=base + timedelta(seconds=i),
+                line=pos,
+            )
+        return failed
