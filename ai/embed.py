@@ -384,32 +384,39 @@ class BatchingEmbedder(WrappingEmbedder):
 
     async def _run(self) -> None:
         while self._waiting:
-            batch: list[tuple[list[str], asyncio.Future[Vectors]]] = []
-            n = 0
-            while self._waiting and (not batch or n + len(self._waiting[0][0]) <= self.max_texts):
-                item = self._waiting.pop(0)
-                batch.append(item)
-                n += len(item[0])
-            live = [(t, f) for t, f in batch if not f.cancelled()]
-            if not live:
-                continue
-            try:
-                vecs = await self.inner.embed([x for t, _ in live for x in t])
-            except asyncio.CancelledError:
-                for _, f in live:
-                    f.cancel()
-                raise
-            except Exception as e:  # every caller of this pass gets the error
-                for _, f in live:
-                    if not f.done():
-                        f.set_exception(e)
-                continue
-            self.passes += 1
-            at = 0
-            for t, f in live:
+            live = [(t, f) for t, f in self._next_batch() if not f.cancelled()]
+            if live:
+                await self._pass(live)
+
+    def _next_batch(self) -> list[tuple[list[str], asyncio.Future[Vectors]]]:
+        """The waiting calls that fit in one pass (at least one, however long)."""
+        batch: list[tuple[list[str], asyncio.Future[Vectors]]] = []
+        n = 0
+        while self._waiting and (not batch or n + len(self._waiting[0][0]) <= self.max_texts):
+            item = self._waiting.pop(0)
+            batch.append(item)
+            n += len(item[0])
+        return batch
+
+    async def _pass(self, live: list[tuple[list[str], asyncio.Future[Vectors]]]) -> None:
+        """One forward pass; each caller gets its slice, or the error."""
+        try:
+            vecs = await self.inner.embed([x for t, _ in live for x in t])
+        except asyncio.CancelledError:
+            for _, f in live:
+                f.cancel()
+            raise
+        except Exception as e:  # every caller of this pass gets the error
+            for _, f in live:
                 if not f.done():
-                    f.set_result(vecs[at : at + len(t)])
-                at += len(t)
+                    f.set_exception(e)
+            return
+        self.passes += 1
+        at = 0
+        for t, f in live:
+            if not f.done():
+                f.set_result(vecs[at : at + len(t)])
+            at += len(t)
 
 
 def make_embedder(settings: EmbeddingSettings) -> Embedder:

@@ -121,29 +121,32 @@ def _strip_strings(text: str) -> str:
     return re.sub(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", "''", text)
 
 
-def parse_file(path: Path, name: str, dialect: Dialect | None) -> Query:
-    """Parse and check one `.cypher` file."""
-    raw = path.read_text(encoding="utf-8")
+def _header(raw: str) -> dict[str, str]:
+    """The leading `// key: value` lines of a file (keys lower-cased)."""
     header: dict[str, str] = {}
     for line in raw.splitlines():
         m = _HEADER.match(line.strip())
         if not m:
             break
         header[m.group(1).lower()] = m.group(2)
-    rel = str(path)
+    return header
+
+
+def _mode(header: dict[str, str], rel: str) -> Mode:
     if "mode" not in header:
         raise QueryFileError(rel, "header has no `// mode:` line")
     try:
-        mode = Mode(header["mode"])
+        return Mode(header["mode"])
     except ValueError:
         raise QueryFileError(rel, f"unknown mode {header['mode']!r}") from None
-    if "params" not in header:
-        raise QueryFileError(rel, "header has no `// params:` line")
-    declared = frozenset(p.strip() for p in header["params"].split(",") if p.strip())
-    if mode in (Mode.READ, Mode.WRITE) and "returns" not in header:
-        raise QueryFileError(rel, "header has no `// returns:` line")
-    returns = tuple(r.strip() for r in header.get("returns", "").split(",") if r.strip())
-    body = _strip_strings(_strip_comments(raw))
+
+
+def _names(value: str) -> list[str]:
+    return [x.strip() for x in value.split(",") if x.strip()]
+
+
+def _check_body(body: str, declared: frozenset[str], mode: Mode, rel: str) -> None:
+    """The statement uses exactly the declared parameters and nothing a loader must refuse."""
     if not body.strip():
         raise QueryFileError(rel, "file has no statement")
     used = frozenset(_PARAM.findall(body))
@@ -158,6 +161,20 @@ def parse_file(path: Path, name: str, dialect: Dialect | None) -> Query:
         raise QueryFileError(rel, "CALL { ... } IN TRANSACTIONS needs `mode: autocommit`")
     if mode is not Mode.SCHEMA and re.search(r"^\s*;\s*$", body, re.MULTILINE):
         raise QueryFileError(rel, "only schema files may hold several statements")
+
+
+def parse_file(path: Path, name: str, dialect: Dialect | None) -> Query:
+    """Parse and check one `.cypher` file."""
+    raw = path.read_text(encoding="utf-8")
+    header = _header(raw)
+    rel = str(path)
+    mode = _mode(header, rel)
+    if "params" not in header:
+        raise QueryFileError(rel, "header has no `// params:` line")
+    declared = frozenset(_names(header["params"]))
+    if mode in (Mode.READ, Mode.WRITE) and "returns" not in header:
+        raise QueryFileError(rel, "header has no `// returns:` line")
+    _check_body(_strip_strings(_strip_comments(raw)), declared, mode, rel)
     # Safe: the text comes from files in this repository, never from user input. This is the one
     # place a plain str becomes a LiteralString for the drivers.
     text = cast(LiteralString, raw)
@@ -166,7 +183,7 @@ def parse_file(path: Path, name: str, dialect: Dialect | None) -> Query:
         text=text,
         mode=mode,
         params=declared,
-        returns=returns,
+        returns=tuple(_names(header.get("returns", ""))),
         path=path,
         dialect=dialect,
         dialect_only=header.get("dialect-only", "").lower() in {"yes", "true"},

@@ -14,7 +14,7 @@ import json
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,9 +29,10 @@ from graph.connect import open_graph
 from graph.db import GraphDB
 from graph.migrate import migrate
 from ingest.config import IngestSettings
+from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
-from recall.retrieval import RetrievalService
+from recall.retrieval import Hit, RetrievalService
 
 METHODS = ("remgraph", "bm25", "vector")
 BASELINE_POOL = 5000
@@ -80,73 +81,20 @@ async def evaluate_locomo(
         samples = samples[:conversations]
     emb = embedder or make_embedder(settings.embedding)
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        subset = Path(tmp) / "locomo.json"
-        subset.write_text(json.dumps(samples), encoding="utf-8")
-        report = await ingest_paths(
-            db, settings, [subset], fmt="locomo", run_hooks=False, embedder=emb
-        )
+    report = await _ingest(db, settings, samples, emb)
     ingest_s = time.perf_counter() - t0
     retrieval = RetrievalService(db, emb, settings.ranking)
-    k_max = max(KS)
-    results: dict[str, list[QuestionResult]] = {m: [] for m in METHODS}
     questions = [(s, qa) for s in samples for qa in s.get("qa", [])]
     # One batched forward pass for every question (the cache then serves each lookup).
     await emb.embed([str(qa.get("question", "")) for _, qa in questions])
     t1 = time.perf_counter()
-    latencies: list[float] = []
+    scorer = _Scorer(retrieval)
     with Progress(transient=True, disable=not show_progress) as bar:
         task = bar.add_task("LoCoMo questions", total=len(questions))
-        id_to_dia: dict[str, str] = {}
-        seen_projects: set[str] = set()
         for sample, qa in questions:
-            project = f"locomo-{sample.get('sample_id')}"
-            if project not in seen_projects:
-                keys = await retrieval.turn_keys((project,))
-                id_to_dia.update({tid: _dia(k) for k, tid in keys.items()})
-                seen_projects.add(project)
-            q = str(qa.get("question", ""))
-            cat = int(qa.get("category", 0))
-            evidence = parse_evidence(qa.get("evidence") or [])
-            scope = (project,)
-            now = now_ms()
-            s0 = time.perf_counter()
-            ctx = await retrieval.context(q, scope, limit=k_max, token_budget=None)
-            latencies.append((time.perf_counter() - s0) * 1000)
-            ranked: list[str] = []
-            for item in ctx.items:
-                for tid in item.candidate.turn_ids:
-                    d = id_to_dia.get(tid)
-                    if d and d not in ranked:
-                        ranked.append(d)
-            top = ctx.items[0].score if ctx.items else 0.0
-            results["remgraph"].append(QuestionResult(cat, evidence, tuple(ranked[:k_max]), top))
-            # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact
-            # BM25 ranking, not limited by the pool the context ranking uses.
-            ft = await retrieval.fulltext(
-                q, scope, k=k_max, as_of=now, known_at=now, pool=BASELINE_POOL
-            )
-            results["bm25"].append(
-                QuestionResult(
-                    cat,
-                    evidence,
-                    tuple(id_to_dia.get(h.id, h.id) for h in ft),
-                    ft[0].score if ft else 0.0,
-                )
-            )
-            vec = await retrieval.vector(
-                await retrieval.embed_query(q), scope, k=k_max, as_of=now, known_at=now
-            )
-            results["vector"].append(
-                QuestionResult(
-                    cat,
-                    evidence,
-                    tuple(id_to_dia.get(h.id, h.id) for h in vec),
-                    vec[0].score if vec else 0.0,
-                )
-            )
+            await scorer.score(f"locomo-{sample.get('sample_id')}", qa)
             bar.advance(task)
-    lat = sorted(latencies)
+    lat = sorted(scorer.latencies)
     meta = {
         "file": path.name,
         "conversations": len(samples),
@@ -160,7 +108,79 @@ async def evaluate_locomo(
         "embedding": settings.embedding.model,
         "engine": str(settings.engine),
     }
-    return EvalOutcome({m: summarize(rs) for m, rs in results.items()}, meta)
+    return EvalOutcome({m: summarize(rs) for m, rs in scorer.results.items()}, meta)
+
+
+async def _ingest(
+    db: GraphDB, settings: EvalSettings, samples: list[Any], emb: Embedder
+) -> IngestReport:
+    """Ingest the samples through the same pipeline as `remgraph ingest` (no extraction)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subset = Path(tmp) / "locomo.json"
+        subset.write_text(json.dumps(samples), encoding="utf-8")
+        return await ingest_paths(
+            db, settings, [subset], fmt="locomo", run_hooks=False, embedder=emb
+        )
+
+
+class _Scorer:
+    """Runs every question through `context`, plain BM25 and plain vector retrieval."""
+
+    def __init__(self, retrieval: RetrievalService) -> None:
+        self.retrieval = retrieval
+        self.k_max = max(KS)
+        self.results: dict[str, list[QuestionResult]] = {m: [] for m in METHODS}
+        self.latencies: list[float] = []
+        self.id_to_dia: dict[str, str] = {}
+        self.seen_projects: set[str] = set()
+
+    async def score(self, project: str, qa: dict[str, Any]) -> None:
+        """Rank one question's answers by each method.
+
+        Always in this order, so the caches see the same sequence of requests on every run.
+        """
+        if project not in self.seen_projects:
+            keys = await self.retrieval.turn_keys((project,))
+            self.id_to_dia.update({tid: _dia(k) for k, tid in keys.items()})
+            self.seen_projects.add(project)
+        q = str(qa.get("question", ""))
+        cat = int(qa.get("category", 0))
+        evidence = parse_evidence(qa.get("evidence") or [])
+        scope = (project,)
+        now = now_ms()
+        s0 = time.perf_counter()
+        ctx = await self.retrieval.context(q, scope, limit=self.k_max, token_budget=None)
+        self.latencies.append((time.perf_counter() - s0) * 1000)
+        ranked = self._dias(tid for item in ctx.items for tid in item.candidate.turn_ids)
+        top = ctx.items[0].score if ctx.items else 0.0
+        self.results["remgraph"].append(QuestionResult(cat, evidence, tuple(ranked), top))
+        # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact
+        # BM25 ranking, not limited by the pool the context ranking uses.
+        ft = await self.retrieval.fulltext(
+            q, scope, k=self.k_max, as_of=now, known_at=now, pool=BASELINE_POOL
+        )
+        self.results["bm25"].append(self._plain(cat, evidence, ft))
+        vec = await self.retrieval.vector(
+            await self.retrieval.embed_query(q), scope, k=self.k_max, as_of=now, known_at=now
+        )
+        self.results["vector"].append(self._plain(cat, evidence, vec))
+
+    def _dias(self, turn_ids: Iterable[str]) -> list[str]:
+        """Dialogue ids of the ranked turns, first occurrence only, at most `k_max`."""
+        ranked: list[str] = []
+        for tid in turn_ids:
+            d = self.id_to_dia.get(tid)
+            if d and d not in ranked:
+                ranked.append(d)
+        return ranked[: self.k_max]
+
+    def _plain(self, cat: int, evidence: frozenset[str], hits: Sequence[Hit]) -> QuestionResult:
+        return QuestionResult(
+            cat,
+            evidence,
+            tuple(self.id_to_dia.get(h.id, h.id) for h in hits),
+            hits[0].score if hits else 0.0,
+        )
 
 
 def write_results(

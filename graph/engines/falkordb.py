@@ -31,7 +31,7 @@ from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 
 from graph.cypher import Dialect, Mode, Q, QueryRef
 from graph.db import Row, check_params, redisearch_terms, resolve, summarize
-from graph.errors import ConflictError, GraphUnavailableError, QueryError
+from graph.errors import ConflictError, GraphError, GraphUnavailableError, QueryError
 
 log = logging.getLogger("remgraph.graph.db")
 
@@ -85,6 +85,11 @@ def encode_param(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         return _float(value)
+    return _encode_other(value)
+
+
+def _encode_other(value: Any) -> str:
+    """Containers and numpy values (plain scalars are handled by `encode_param` first)."""
     if isinstance(value, np.ndarray):
         if value.dtype.kind == "f":
             return _vector(value)
@@ -94,18 +99,30 @@ def encode_param(value: Any) -> str:
             return _float_list(tuple(value))
         return "[" + ",".join(map(encode_param, value)) + "]"
     if isinstance(value, Mapping):
-        parts = []
-        for k, v in value.items():
-            key = str(k)
-            if not key or "`" in key:
-                raise ValueError(f"map key {key!r} cannot be used in a FalkorDB parameter")
-            parts.append(f"`{key}`:{encode_param(v)}")
-        return "{" + ",".join(parts) + "}"
+        return _encode_map(value)
     if isinstance(value, np.integer):
         return str(int(value))
     if isinstance(value, np.floating):
         return _float(float(value))
     raise TypeError(f"cannot encode parameter of type {type(value).__name__}")
+
+
+def _encode_map(value: Mapping[Any, Any]) -> str:
+    parts = []
+    for k, v in value.items():
+        key = str(k)
+        if not key or "`" in key:
+            raise ValueError(f"map key {key!r} cannot be used in a FalkorDB parameter")
+        parts.append(f"`{key}`:{encode_param(v)}")
+    return "{" + ",".join(parts) + "}"
+
+
+def _query_error(name: str, e: rexc.ResponseError) -> GraphError:
+    """A server error as the graph core's: a unique-constraint hit is a `ConflictError`."""
+    msg = str(e)
+    if "unique constraint" in msg.lower():
+        return ConflictError(f"{name}: {msg}")
+    return QueryError(name, msg)
 
 
 def params_header(params: Mapping[str, Any]) -> str:
@@ -234,26 +251,13 @@ class FalkorDBGraph:
             response = await self._client.execute_command(  # type: ignore[no-untyped-call]
                 cmd, self.graph_name, text, "--compact", "timeout", self._timeout_ms
             )
-            if isinstance(response[0], rexc.ResponseError):
-                raise response[0]
-            if isinstance(response[-1], rexc.ResponseError):  # a run-time error
-                raise response[-1]
-            try:
-                cols, values = decode_compact(response)
-            except _NeedsEntitiesError:
-                res = QueryResult(self._graph)
-                await res.parse(response)
-                cols = [h[1] if isinstance(h, list | tuple) else h for h in (res.header or [])]
-                values = [[_plain(v) for v in r] for r in res.result_set]
+            cols, values = await self._decode(response)
         except (rexc.ConnectionError, rexc.TimeoutError, OSError) as e:
             raise GraphUnavailableError(self.address, str(e) or type(e).__name__) from e
         except rexc.ResponseError as e:
-            msg = str(e)
-            if read_only and "empty key" in msg:
+            if read_only and "empty key" in str(e):
                 return []  # the graph key does not exist yet: nothing stored, nothing to read
-            if "unique constraint" in msg.lower():
-                raise ConflictError(f"{q.name}: {msg}") from e
-            raise QueryError(q.name, msg) from e
+            raise _query_error(q.name, e) from e
         rows = [dict(zip(cols, r, strict=True)) for r in values]
         log.debug(
             "query %s rows=%d ms=%.1f params=%s",
@@ -263,6 +267,20 @@ class FalkorDBGraph:
             summarize(params),
         )
         return rows
+
+    async def _decode(self, response: list[Any]) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of a compact reply; errors the server returned are raised."""
+        if isinstance(response[0], rexc.ResponseError):
+            raise response[0]
+        if isinstance(response[-1], rexc.ResponseError):  # a run-time error
+            raise response[-1]
+        try:
+            return decode_compact(response)
+        except _NeedsEntitiesError:
+            res = QueryResult(self._graph)
+            await res.parse(response)
+            cols = [h[1] if isinstance(h, list | tuple) else h for h in (res.header or [])]
+            return cols, [[_plain(v) for v in r] for r in res.result_set]
 
     async def read(self, query: QueryRef, **params: Any) -> list[Row]:
         return await self._run(query, Mode.READ, params, read_only=True)
