@@ -53,7 +53,7 @@ format: install
 	$(BIN)/ruff check --fix .
 
 typecheck: install ## mypy --strict (pinned in the dev extra) over every package and tools/
-	$(BIN)/mypy core graph ai knowledge recall api ingest consolidate remgraph tools
+	$(BIN)/mypy core graph ai knowledge recall api ingest consolidate remgraph tools tests/support
 
 complexity: install ## share of functions over cyclomatic complexity 15 (radon), per package
 	$(BIN)/python tools/complexity.py

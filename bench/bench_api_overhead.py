@@ -1,6 +1,6 @@
 """Per-request cost of the HTTP + GraphQL layer around `context`, outside retrieval.
 
-Seeds the reliability scenarios' two small projects (`bench.scenarios.seed_projects`) on a private
+Seeds the reliability scenarios' two small projects (`tests.support.api.seed_projects`) on a private
 embedded FalkorDB, serves the app in process (`httpx.ASGITransport`, so no socket or uvicorn cost is
 counted), sends `--requests` sequential `context` requests and times each one end to end and inside
 `RetrievalService.context`. The difference is the overhead this file measures: ASGI, auth, GraphQL
@@ -38,12 +38,12 @@ from api.app import create_app  # noqa: E402
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
 from bench.common import RESULTS, percentiles, write_result  # noqa: E402
-from bench.scenarios import CONTEXT_FULL_QUERY, seed_projects  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402
 from graph.repositories.api_keys import ApiKeyRepository  # noqa: E402
+from tests.support.api import CONTEXT_FULL_QUERY, seed_projects  # noqa: E402
 
 QUESTIONS = (
     "support group",
@@ -177,7 +177,7 @@ async def main() -> None:
         run = {
             "requests": args.requests,
             "transport": "httpx.ASGITransport (in process)",
-            "graph": "bench.scenarios.seed_projects (two small projects)",
+            "graph": "tests.support.api.seed_projects (two small projects)",
             **result,
         }
         previous = RESULTS / "api_overhead.json"

@@ -3,7 +3,7 @@
     python bench/bench_context.py [--turns 100000] [--knowledge 10000] [--requests 400]
         [--clients 8] [--data-dir /tmp/ctxbench] [--keep]
 
-Builds a graph of synthetic sessions (`bench/generate.py` texts) written through the
+Builds a graph of synthetic sessions (`tests/support/generate.py` texts) written through the
 repositories, with random unit vectors as turn embeddings (latency does not depend on what the
 vectors mean, and embedding 100K texts would dominate the set-up), plus lessons, corrections and
 facts derived from random turns. Serves the real app with uvicorn on 127.0.0.1 in its own process
@@ -57,7 +57,6 @@ from bench.common import (  # noqa: E402
     self_cpu_s,
     write_result,
 )
-from bench.generate import sentence, session_turns  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
 from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
@@ -70,6 +69,7 @@ from graph.repositories.lessons import LessonRepository  # noqa: E402
 from graph.repositories.projects import ProjectRepository  # noqa: E402
 from graph.repositories.sessions import SessionRepository  # noqa: E402
 from graph.repositories.turns import TurnRepository  # noqa: E402
+from tests.support.generate import sentence, session_turns  # noqa: E402
 
 QUERY = """query($q: String!, $p: String!) { context(query: $q, project: $p, tokenBudget: 2000,
   limit: 20) { __typename ... on ContextPayload { totalTokens items { id kind score } } } }"""

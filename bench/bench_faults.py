@@ -11,7 +11,7 @@ Run: `python bench/bench_faults.py [--fuzz-examples 2000] [--load-seconds 60] [-
   oversize bodies 413;
 - 16 GraphQL clients against uvicorn while an ingest runs → errors and latency.
 
-Every figure comes from a run of `bench/scenarios.py`; nothing is written by hand.
+Every figure comes from a run of the `tests/support/` scenarios; nothing is written by hand.
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import write_result  # noqa: E402
-from bench.scenarios import (  # noqa: E402
-    engine_down_api,
+from tests.support.api import engine_down_api  # noqa: E402
+from tests.support.crash import (  # noqa: E402
     engine_kill_during_ingest,
-    fuzz_api,
-    load,
-    local_embedder,
     worker_kill_mid_consolidation,
 )
+from tests.support.engine import local_embedder  # noqa: E402
+from tests.support.fuzz import fuzz_api  # noqa: E402
+from tests.support.load import load  # noqa: E402
 
 
 def _timed(name: str, fn: Any) -> Any:

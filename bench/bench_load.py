@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import write_result  # noqa: E402
-from bench.scenarios import load  # noqa: E402
+from tests.support.load import load  # noqa: E402
 
 
 def main() -> None:

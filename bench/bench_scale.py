@@ -4,7 +4,7 @@ Run: `python bench/bench_scale.py [--sizes 10000 50000] [--queries 200]`.
 
 Per size, on a fresh embedded FalkorDB in a temporary folder:
 1. generate `turns` turns in `turns / 335` sessions (268K turns → 800 sessions) with
-   `bench/generate.py`'s session and line builders (seeded);
+   `tests/support/generate.py`'s session and line builders (seeded);
 2. ingest them with offline knowledge extraction and local MiniLM embeddings, timed end to end
    (the model load is timed apart);
 3. run one full consolidation cycle (`run_cycle(force=True)`: every REM job), timed per job;
@@ -46,15 +46,15 @@ from bench.common import (  # noqa: E402
     process_rss_mib,
     self_cpu_s,
 )
-from bench.generate import TECH, generic_lines, session_turns  # noqa: E402
-from bench.scenarios import (  # noqa: E402
+from tests.support.api import make_keys  # noqa: E402
+from tests.support.engine import (  # noqa: E402
     api_server,
     engine,
     graph,
     label_counts,
     local_embedder,
-    make_keys,
 )
+from tests.support.generate import TECH, generic_lines, session_turns  # noqa: E402
 
 TURNS_PER_SESSION = 335  # 268K turns in 800 sessions
 TARGETS = {"ingest_minutes_at_268k": 30, "context_p95_ms": 100, "api_rss_mib": 1536}

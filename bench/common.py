@@ -10,6 +10,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tests.support.load import percentiles
+
+__all__ = [
+    "RESULTS",
+    "machine",
+    "peak_rss_mib",
+    "percentiles",
+    "process_cpu_s",
+    "process_rss_mib",
+    "self_cpu_s",
+    "write_result",
+]
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -29,18 +42,6 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-
-
-def percentiles(samples_ms: list[float]) -> dict[str, float]:
-    """p50/p95/p99/max of latencies in milliseconds."""
-    s = sorted(samples_ms)
-    if not s:
-        return {}
-
-    def pct(p: float) -> float:
-        return round(s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))], 3)
-
-    return {"p50": pct(50), "p95": pct(95), "p99": pct(99), "max": round(s[-1], 3), "n": len(s)}
 
 
 def peak_rss_mib() -> float:

@@ -44,7 +44,6 @@ HookFactory = Callable[[GraphDB, IngestSettings, Embedder | None], Sequence[Post
 passes one that builds the extraction hook)."""
 
 
-
 class RichProgress:
     """A Rich progress bar over files, with turns and turns/s."""
 

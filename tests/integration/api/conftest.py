@@ -14,7 +14,6 @@ from fastapi import FastAPI
 from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
-from bench.scenarios import T0, seed_projects
 from graph.models import Correction, Fact, Lesson, LessonVersion, Topic
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.corrections import CorrectionRepository
@@ -24,6 +23,7 @@ from graph.repositories.topics import TopicRepository
 from ingest.config import IngestSettings
 from ingest.service import IngestService
 from tests.shared_embedder import shared_local_embedder
+from tests.support.api import T0, seed_projects
 
 
 @dataclass

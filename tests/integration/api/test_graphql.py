@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dirty_equals import IsFloat, IsList, IsStr
 
-from bench.scenarios import CONTEXT_FULL_QUERY as CONTEXT
 from tests.integration.api.conftest import gql
+from tests.support.api import CONTEXT_FULL_QUERY as CONTEXT
 
 
 async def test_context_ranks_the_evidence_turn_first_with_reasons(client, keys):

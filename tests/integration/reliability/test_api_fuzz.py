@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.scenarios import fuzz_api
 from tests.shared_embedder import shared_local_embedder
+from tests.support.fuzz import fuzz_api
 
 
 def test_graphql_fuzz_never_fails_or_leaks(tmp_path: Path):

@@ -8,12 +8,9 @@ from pathlib import Path
 
 from dirty_equals import IsStr
 
-from bench.scenarios import (
-    engine_down_api,
-    engine_kill_during_ingest,
-    worker_kill_mid_consolidation,
-)
 from tests.shared_embedder import shared_local_embedder
+from tests.support.api import engine_down_api
+from tests.support.crash import engine_kill_during_ingest, worker_kill_mid_consolidation
 
 
 async def test_engine_sigkill_during_ingest_then_rerun_equals_a_clean_run(tmp_path: Path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.scenarios import load
 from tests.shared_embedder import shared_local_embedder
+from tests.support.load import load
 
 
 async def test_sixteen_clients_during_an_ingest_get_no_errors(tmp_path: Path):

@@ -4,11 +4,14 @@ masked errors and cross-project data; the graph comparison flags any drift; the 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from bench.plot_scale import plot
-from bench.scenarios import Snapshot, _check, _leaks, compare
+from tests.support.crash import Snapshot, compare
+from tests.support.fuzz import check_response, leaks
 
+ROOT = Path(__file__).resolve().parents[3]
 BETA = frozenset({"ses_beta", "trn_beta_0"})
 
 
@@ -24,21 +27,21 @@ def test_fuzz_oracle_accepts_clean_answers():
             }
         }
     )
-    assert _check(200, ok, BETA) is None
-    assert _check(401, json.dumps({"detail": "missing API key"}), BETA) is None
-    assert _check(400, "not json at all", BETA) is None
+    assert check_response(200, ok, BETA) is None
+    assert check_response(401, json.dumps({"detail": "missing API key"}), BETA) is None
+    assert check_response(400, "not json at all", BETA) is None
 
 
 def test_fuzz_oracle_rejects_server_errors_masked_errors_and_leaks():
-    assert _check(500, "Internal Server Error", BETA).startswith("HTTP 500")
-    assert _check(599, "ValueError: boom", BETA).startswith("HTTP 599")
+    assert check_response(500, "Internal Server Error", BETA).startswith("HTTP 500")
+    assert check_response(599, "ValueError: boom", BETA).startswith("HTTP 599")
     masked = json.dumps({"data": None, "errors": [{"message": "internal error (request id x)"}]})
-    assert "unexpected error" in _check(200, masked, BETA)
-    assert "message" in _check(200, json.dumps({"errors": [{"message": " "}]}), BETA)
+    assert "unexpected error" in check_response(200, masked, BETA)
+    assert "message" in check_response(200, json.dumps({"errors": [{"message": " "}]}), BETA)
     leak = json.dumps({"data": {"turn": {"__typename": "Turn", "id": "trn_beta_0"}}})
-    assert "leaked" in _check(200, leak, BETA)
+    assert "leaked" in check_response(200, leak, BETA)
     text = json.dumps({"data": {"context": {"items": [{"text": "the code is tangerine"}]}}})
-    assert "beta text leaked" in _check(200, text, BETA)
+    assert "beta text leaked" in check_response(200, text, BETA)
 
 
 def test_leak_walker_finds_nested_items_and_project_fields():
@@ -46,7 +49,7 @@ def test_leak_walker_finds_nested_items_and_project_fields():
         "search": {"edges": [{"node": {"turn": {"id": "x", "project": "beta"}}}]},
         "session": {"__typename": "NotFound", "id": "ses_beta"},
     }
-    assert _leaks(data, BETA) == ["data.search.edges[0].node.turn"]
+    assert leaks(data, BETA) == ["data.search.edges[0].node.turn"]
 
 
 def _snap(**digests: str) -> Snapshot:
@@ -92,6 +95,24 @@ def test_plot_writes_a_png(tmp_path: Path):
         }
         for n in (10_000, 50_000)
     ]
-    out = plot({"sizes": rows, "machine": {"cpus": 2}}, tmp_path / "scale.png")
+    data = tmp_path / "scale.json"
+    data.write_text(json.dumps({"sizes": rows, "machine": {"cpus": 2}}))
+    out = tmp_path / "scale.png"
+    # bench/ is run, never imported, by the tests
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "plot_scale.py"),
+            "--input",
+            str(data),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.stat().st_size > 10_000

@@ -6,8 +6,8 @@ import random
 import statistics
 from collections import Counter
 
-from bench.generate import session_turns
 from recall.lexical import tokenize
+from tests.support.generate import session_turns
 
 
 def _turns(seed: int, sessions: int = 60) -> list[str]:

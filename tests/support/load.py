@@ -1,0 +1,171 @@
+"""Load scenario: concurrent GraphQL clients against a real uvicorn while an ingest runs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from ai.embed import Embedder
+from tests.support.api import CONTEXT_QUERY, make_keys, seed_projects
+from tests.support.corpus import write_corpus
+from tests.support.engine import (
+    GRAPH,
+    api_server,
+    engine,
+    graph,
+    label_counts,
+    local_embedder,
+    open_db,
+    reap,
+    rss_mib,
+    spawn,
+)
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    """p50/p95/p99/max of latencies in milliseconds."""
+    s = sorted(samples_ms)
+    if not s:
+        return {}
+
+    def pct(p: float) -> float:
+        return round(s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))], 3)
+
+    return {"p50": pct(50), "p95": pct(95), "p99": pct(99), "max": round(s[-1], 3), "n": len(s)}
+
+
+QUERIES = (
+    "When did Caroline go to the support group?",
+    "adoption agencies",
+    "lake sunrise painting",
+    "graph index latency",
+    "deploy the migration schema",
+    "retry timeout budget",
+    "weekly rollup of the worker queue",
+    "which embedding model do we use",
+)
+
+
+async def load(
+    workdir: Path,
+    *,
+    clients: int = 16,
+    duration_s: float = 60.0,
+    embedder: Embedder | None = None,
+    ingest_turns: int = 0,
+) -> dict[str, Any]:
+    """`clients` concurrent GraphQL clients query `context` against uvicorn for `duration_s`
+    while an ingest subprocess writes a corpus into the same graph."""
+    import httpx
+
+    emb = embedder or local_embedder()
+    sessions = 40
+    per = max(10, (ingest_turns or int(duration_s * 250)) // sessions)
+    corpus = workdir / "corpus"
+    total = write_corpus(corpus, sessions=sessions, turns_per_session=per, project="loadtest")
+    out: dict[str, Any] = {"clients": clients, "duration_s": duration_s, "corpus_turns": total}
+    with engine(workdir / "load") as server:
+        async with graph(server) as db:
+            await seed_projects(db, emb)
+            keys = await make_keys(db, {"all": ["*"]})
+        with api_server(server, workdir) as (url, api_proc):
+            ingest_proc = spawn(
+                "ingest",
+                "--socket",
+                str(server.socket_path),
+                "--graph",
+                GRAPH,
+                str(corpus),
+                log=workdir / "ingest-subprocess.log",
+            )
+            probe = open_db(server)
+            # wait until the ingest writes (its model load is not part of the window)
+            start_wait = time.monotonic()
+            while time.monotonic() - start_wait < 180 and ingest_proc.poll() is None:
+                if (await label_counts(probe)).get("Turn", 0) > 8:
+                    break
+                await asyncio.sleep(0.1)
+            async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+                # warm-up: the API process loads its query embedder on the first `context` call
+                await c.post(
+                    "/graphql",
+                    headers={"Authorization": f"Bearer {keys['all']}"},
+                    json={
+                        "query": CONTEXT_QUERY,
+                        "variables": {"q": "warm up", "p": "alpha", "limit": 1},
+                    },
+                )
+            turns_start = (await label_counts(probe)).get("Turn", 0)
+            latencies: list[float] = []
+            attempts = [0]
+            errors: list[str] = []
+            statuses: dict[str, int] = {}
+            rss: list[float] = []
+            stop = time.monotonic() + duration_s
+
+            async def client(i: int) -> None:
+                headers = {"Authorization": f"Bearer {keys['all']}"}
+                async with httpx.AsyncClient(base_url=url, timeout=30) as c:
+                    n = 0
+                    while time.monotonic() < stop:
+                        q = QUERIES[(i + n) % len(QUERIES)]
+                        project = "alpha" if n % 2 == 0 else "loadtest"
+                        body = {
+                            "query": CONTEXT_QUERY,
+                            "variables": {"q": q, "p": project, "budget": 1000, "limit": 10},
+                        }
+                        t = time.perf_counter()
+                        n += 1
+                        attempts[0] += 1
+                        try:
+                            r = await c.post("/graphql", json=body, headers=headers)
+                        except httpx.HTTPError as e:
+                            errors.append(f"{type(e).__name__}: {e}")
+                            continue
+                        latencies.append((time.perf_counter() - t) * 1000)
+                        statuses[str(r.status_code)] = statuses.get(str(r.status_code), 0) + 1
+                        payload = r.json() if r.status_code == 200 else {}
+                        ctx = (payload.get("data") or {}).get("context") or {}
+                        if (
+                            r.status_code != 200
+                            or payload.get("errors")
+                            or (ctx.get("__typename") != "ContextPayload")
+                        ):
+                            errors.append(f"{r.status_code}: {r.text[:200]}")
+
+            async def sample_rss() -> None:
+                while time.monotonic() < stop:
+                    rss.append(rss_mib(api_proc.pid))
+                    await asyncio.sleep(1.0)
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(client(i) for i in range(clients)), sample_rss())
+            elapsed = time.perf_counter() - t0
+            turns_end = (await label_counts(probe)).get("Turn", 0)
+            ingest_running = ingest_proc.poll() is None
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(ingest_proc.pid, signal.SIGTERM)
+            reap(ingest_proc, timeout=15)
+            await probe.close()
+            st = server.status()
+            out.update(
+                {
+                    "requests": attempts[0],
+                    "errors": len(errors),
+                    "error_examples": errors[:3],
+                    "status_codes": statuses,
+                    "elapsed_s": round(elapsed, 2),
+                    "requests_per_s": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
+                    "latency_ms": percentiles(latencies),
+                    "turns_ingested_during_window": turns_end - turns_start,
+                    "ingest_ran_whole_window": ingest_running,
+                    "api_rss_mib_max": max(rss) if rss else 0.0,
+                    "engine_rss_mib": rss_mib(st.pid) if st.pid else 0.0,
+                }
+            )
+    return out
