@@ -9,6 +9,7 @@ nested functions count on their own. Exit status 0, unless `--max-share` is give
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,4 +81,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     sys.exit(main())

@@ -1,7 +1,7 @@
 """What every source parser shares.
 
-The parser protocol, the resumable cursor, JSONL reading with per-line issues, timestamp parsing
-and a session builder that keeps the statistics.
+The parser protocol, the resumable cursor, JSONL reading with per-line issues (times are read by
+`core.timeutil.parse_time`) and a session builder that keeps the statistics.
 
 Parsers are pure: they get the file's bytes (from the cursor's offset for JSONL formats) and return
 sessions, issues and the cursor to resume from. The pipeline does the file I/O.
