@@ -57,3 +57,13 @@ def make_id(kind: str, *parts: str | int) -> str:
         h.update(len(b).to_bytes(4, "little"))
         h.update(b)
     return f"{prefix}_{h.hexdigest()}"
+
+
+def source_file_id(path: str) -> str:
+    """Deterministic id of a transcript file's `SourceFile` node: `src_` + blake2b of the path.
+
+    The path alone is hashed (no length prefix, unlike `make_id`): ids stored by earlier versions
+    keep matching, so a re-run still finds each file's saved state.
+    """
+    digest = hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=12)
+    return "src_" + digest.hexdigest()

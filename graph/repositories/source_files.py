@@ -14,11 +14,12 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from core.ids import source_file_id
 from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.db import GraphDB
 
-__all__ = ["OpenTurn", "SourceFileRepository", "SourceFileState", "source_file_id"]
+__all__ = ["OpenTurn", "SourceFileRepository", "SourceFileState"]
 
 _GET = Q("source_file.get")
 _SAVE = Q("source_file.save")
@@ -41,12 +42,6 @@ def _digest(props: dict[str, Any]) -> str:
             v = [round(float(x), 3) for x in v]  # batch composition moves the last bits
         clean[k] = v
     return hashlib.sha256(json.dumps(clean, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def source_file_id(path: str) -> str:
-    """Deterministic node id of a file path (`src_` + blake2b of the path)."""
-    digest = hashlib.blake2b(path.encode("utf-8", "surrogatepass"), digest_size=12)
-    return "src_" + digest.hexdigest()
 
 
 class SourceFileState(BaseModel):

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from core.ids import PREFIXES, content_hash, make_id, normalize_key
+from core.ids import PREFIXES, content_hash, make_id, normalize_key, source_file_id
 
 
 def test_make_id_is_deterministic_and_prefixed() -> None:
@@ -40,3 +40,9 @@ def test_normalize_key() -> None:
     assert normalize_key("  Graph\tDatabases \n") == "graph databases"
     assert normalize_key("ＦＵＬＬ width") == "full width"
     assert normalize_key("Straße") == normalize_key("STRASSE")
+
+
+def test_source_file_ids_keep_their_stored_form() -> None:
+    # Graphs written before the id helpers moved to `core.ids` hold these ids.
+    assert source_file_id("/data/a.jsonl") == "src_5e0e7611a214b5eacd16dca2"
+    assert source_file_id("/data/a.jsonl") != source_file_id("/data/b.jsonl")
