@@ -361,17 +361,11 @@ class _FileContext:
             state = None  # the format changed (forced): start over
         t0 = time.perf_counter()
         st = await asyncio.to_thread(path.stat)
-        if state is not None and state.size == st.st_size and state.mtime_ns == st.st_mtime_ns:
-            self._unchanged(key, name, state)  # same size and mtime: not even read
+        chunk = await self._read_new(path, key, parser, state, st)
+        if chunk is None:  # unchanged (only a file ingested before can be)
+            if state is not None:
+                self._unchanged(key, name, state)
             return
-        appendable = state if state and parser.incremental and state.cursor_json else None
-        chunk = await self._watched_chunk(path, key, appendable, st)
-        if chunk is None:
-            data = await asyncio.to_thread(path.read_bytes)
-            if state is not None and state.size == len(data) and state.file_sha == _sha(data):
-                self._unchanged(key, name, state)  # touched, not changed
-                return
-            chunk = _Chunk.of(data, appendable)
         resume = _Resume.of(state, chunk)
         self.run.turns_unchanged += resume.prior_turns
         result, sessions = await self._parse(parser, key, chunk.data, resume.cursor, t0)
@@ -398,6 +392,29 @@ class _FileContext:
                 issues=len(result.issues),
             )
         )
+
+    async def _read_new(
+        self,
+        path: Path,
+        key: str,
+        parser: SourceParser,
+        state: SourceFileState | None,
+        st: os.stat_result,
+    ) -> _Chunk | None:
+        """What to parse, or None when the file is unchanged (same size and mtime, or same bytes).
+
+        The appended part when the ingested prefix is unchanged, else the whole file.
+        """
+        if state is not None and state.size == st.st_size and state.mtime_ns == st.st_mtime_ns:
+            return None  # not even read
+        appendable = state if state and parser.incremental and state.cursor_json else None
+        chunk = await self._watched_chunk(path, key, appendable, st)
+        if chunk is not None:
+            return chunk
+        data = await asyncio.to_thread(path.read_bytes)
+        if state is not None and state.size == len(data) and state.file_sha == _sha(data):
+            return None  # touched, not changed
+        return _Chunk.of(data, appendable)
 
     async def _watched_chunk(
         self, path: Path, key: str, state: SourceFileState | None, st: os.stat_result

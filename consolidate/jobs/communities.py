@@ -21,6 +21,7 @@ import numpy as np
 from consolidate.leiden import Partition, partition
 from consolidate.models import JobContext, JobResult
 from consolidate.projection import (
+    Delta,
     Description,
     build_edges,
     compare,
@@ -126,6 +127,16 @@ async def similarity_edges(ctx: JobContext, p: Projection) -> list[tuple[str, st
         threshold=cfg.similarity_edge_threshold,
         k=cfg.similarity_neighbours,
     )
+
+
+def split_groups(
+    p: Projection, part: Partition, min_size: int
+) -> tuple[list[list[KnowledgeNode]], list[str]]:
+    """Leiden's groups big enough to be communities, and the ids left over (orphans, sorted)."""
+    groups_all = [[p.by_id[str(m)] for m in g] for g in part.communities]
+    groups = [g for g in groups_all if len(g) >= min_size]
+    orphans = sorted(n.id for g in groups_all if len(g) < min_size for n in g)
+    return groups, orphans
 
 
 def degrees(edges: Sequence[tuple[str, str, float]]) -> Counter[str]:
@@ -273,9 +284,7 @@ async def run(ctx: JobContext) -> JobResult:
     )
     timer.lap("leiden_ms")
 
-    groups_all = [[p.by_id[str(m)] for m in g] for g in part.communities]
-    groups = [g for g in groups_all if len(g) >= cfg.min_community_size]
-    orphans = sorted(n.id for g in groups_all if len(g) < cfg.min_community_size for n in g)
+    groups, orphans = split_groups(p, part, cfg.min_community_size)
     descs, llm_done = await _llm_summaries(ctx, groups, [describe(g) for g in groups])
     delta = compare(await previous_members(repo, ctx.project), [{n.id for n in g} for g in groups])
     timer.lap("describe_ms")
@@ -300,11 +309,14 @@ async def run(ctx: JobContext) -> JobResult:
     }
     if len(p.ids) > MAX_SIMILARITY_NODES:
         summary["similarity_skipped"] = True
-    report = {
+    return JobResult(summary=summary, findings=findings, report=_report(delta, communities))
+
+
+def _report(delta: Delta, communities: Sequence[Community]) -> dict[str, Any]:
+    return {
         "deltas": delta.as_dict(),
         "communities": [
             {"title": c.title, "size": c.size, "keywords": list(c.keywords)}
             for c in communities[:20]
         ],
     }
-    return JobResult(summary=summary, findings=findings, report=report)
