@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from core.timeutil import utc_now
+
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
@@ -190,7 +192,7 @@ def understand(
         speakers: known speaker names of the project (as stored on turns).
         now: reference time for relative expressions ("last year"); defaults to the current time.
     """
-    ref = now or datetime.now(UTC)
+    ref = now or utc_now()
     times, rest = find_times(text, ref)
     lowered = rest.lower()
     named: list[str] = []
