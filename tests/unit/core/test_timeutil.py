@@ -7,7 +7,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.timeutil import OPEN, end_from_ms, end_to_ms, from_ms, frozen_clock, now_ms, to_ms, utc_now
+from core.timeutil import (
+    OPEN,
+    end_from_ms,
+    end_to_ms,
+    from_ms,
+    frozen_clock,
+    now_ms,
+    to_ms,
+    utc_now,
+)
 from graph import models
 from recall.understand import understand
 
