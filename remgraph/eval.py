@@ -32,6 +32,7 @@ from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import RetrievalService
+from remgraph.eval_scenarios import scenarios_command
 
 METHODS = ("remgraph", "bm25", "vector")
 BASELINE_POOL = 5000
@@ -217,7 +218,9 @@ def summary_lines(outcome: EvalOutcome, methods: Sequence[str] = METHODS) -> lis
     return lines
 
 
-eval_app = typer.Typer(help="Evaluate retrieval quality on benchmarks.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluate retrieval quality on benchmarks and scripted scenarios.", no_args_is_help=True
+)
 
 
 @eval_app.command("locomo")
@@ -238,3 +241,6 @@ def locomo_command(
     for line in summary_lines(outcome):
         typer.echo(line)
     typer.echo(f"wrote {out / (stem + '.json')} and {out / (stem + '.md')}")
+
+
+eval_app.command("scenarios")(scenarios_command)
