@@ -12,12 +12,14 @@ nothing else, exactly as an agent would live it:
   the session (its last turn) while it is ingested, extracted and consolidated, and at the end of
   `after_session` (the check's "scenario now") while a check runs.
 
-Isolation: the project is `<project>--eval-<first 8 hex of the file's SHA-256>`. On FalkorDB
-(embedded or external) each scenario gets a fresh graph, dropped afterwards. On Neo4j (one database
-in the Community edition) the run refuses a database that holds any other project (topics and the
-fulltext term statistics are global, so they would leak into the result, and the run would
-re-weight other projects' topics), refuses a project that already has data, and purges the project
-afterwards, proving with a fingerprint of the whole graph that it left the database as it found it.
+Isolation: every scenario runs alone. On FalkorDB (embedded or external) each scenario gets a fresh
+graph, dropped afterwards. On Neo4j (one database in the Community edition) the run refuses a
+database that holds any other project (topics and the fulltext term statistics are global, so they
+would leak into the result, and the run would re-weight other projects' topics), refuses a project
+that already has data, and purges the project afterwards, proving with a fingerprint of the whole
+graph that it left the database as it found it. Since nothing else can be in the graph, the project
+keeps the scenario's own name: a suffix would show in item texts (a fact's subject can be the
+project) and change their ranking.
 """
 
 from __future__ import annotations
@@ -130,6 +132,8 @@ class ScenarioResult:
     namespace: str
     sessions: int
     turns: int
+    sha256: str = ""
+    """Of the scenario file, so a result names exactly what was run."""
     rem_cycles: int = 0
     checks: list[CheckResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -199,8 +203,8 @@ class ScenarioOutcome:
 
 
 def namespace(loaded: LoadedScenario) -> str:
-    """The project a scenario runs in: unique per file content, the same on every run."""
-    return f"{loaded.scenario.project}--eval-{loaded.digest[:8]}"
+    """The project a scenario runs in: its own, alone in the graph (see the module docstring)."""
+    return loaded.scenario.project
 
 
 def _iso(dt: datetime) -> str:
@@ -439,6 +443,7 @@ async def _run_one(
         namespace=ns,
         sessions=len(sc.sessions),
         turns=sum(len(s.turns) for s in sc.sessions),
+        sha256=loaded.digest,
         warnings=list(loaded.warnings),
     )
     t0 = time.perf_counter()

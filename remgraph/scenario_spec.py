@@ -225,7 +225,7 @@ class LoadedScenario:
     path: Path
     scenario: Scenario
     digest: str
-    """SHA-256 of the file's bytes (the project namespace is derived from it)."""
+    """SHA-256 of the file's bytes (recorded with the results)."""
     warnings: tuple[str, ...] = ()
 
 

@@ -181,7 +181,8 @@ async def test_two_scenarios_end_to_end(
     assert recall["errors"] == []
     assert recall["rem_cycles"] == 1
     assert (recall["sessions"], recall["turns"]) == (2, 6)
-    assert recall["namespace"].startswith("assistant--eval-")
+    assert recall["namespace"] == "assistant"
+    assert len(recall["sha256"]) == 64
     assert [c["passed"] for c in recall["checks"]] == [True, True, True, True], [
         (c["query"], c["reasons"], [i["text"] for i in c["items"]]) for c in recall["checks"]
     ]
