@@ -241,8 +241,13 @@ class _Client:
         r = await self._http.post(
             "/graphql", json={"query": document, "variables": variables}, headers=self._headers
         )
-        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
-        if r.status_code != 200 or body.get("errors"):
+        try:
+            body = r.json()
+        except ValueError:
+            body = {}
+        if not isinstance(body, dict):
+            body = {}
+        if r.status_code != 200 or body.get("errors") or not body.get("data"):
             errors = body.get("errors") or [{"message": r.text[:300]}]
             raise ScenarioError(
                 f"{field_name}: HTTP {r.status_code}: "
@@ -470,6 +475,8 @@ async def _run_one(
         raise
     except (ScenarioError, GraphError) as e:
         result.errors.append(str(e))
+    except Exception as e:  # an unexpected failure of one scenario must not stop the others
+        result.errors.append(f"{type(e).__name__}: {e}")
     result.duration_s = round(time.perf_counter() - t0, 2)
     missing = set(range(len(sc.checks))) - {c.index - 1 for c in result.checks}
     for i in sorted(missing):  # checks never reached because the scenario stopped early
