@@ -59,6 +59,7 @@ from graph.purge import graph_fingerprint, project_usage, purge_project
 from graph.repositories.api_keys import ApiKeyRepository
 from ingest.service import IngestService
 from remgraph.scenario_spec import (
+    DEFAULT_TOP,
     CheckSpec,
     InvalidFile,
     Item,
@@ -76,6 +77,8 @@ EXIT_BELOW = 3
 """The check pass rate is below `--fail-under`."""
 TEXT_CHARS = 300
 """Characters of each item's text kept in the JSON results."""
+CONTEXT_DEFAULT_LIMIT = 20
+"""`context(limit:)`'s default in the schema: a check whose `top` is larger passes `limit: top`."""
 
 _INGEST = """
 mutation Ingest($input: IngestTurnsInput!) {
@@ -296,27 +299,36 @@ async def _rem(db: GraphDB, settings: Settings, ns: str, now: datetime) -> list[
     return failed
 
 
-async def _check(
-    client: _Client, ns: str, index: int, check: CheckSpec, after: SessionSpec, default_limit: int
+def _result(
+    index: int, check: CheckSpec, after: str, now: str, error: str | None = None
 ) -> CheckResult:
-    res = CheckResult(
+    """A check's result before it runs (or, with `error`, one that could not run)."""
+    return CheckResult(
         index=index + 1,
-        after_session=after.id,
+        after_session=after,
         query=check.query,
-        scenario_now=_iso(after.end),
+        scenario_now=now,
         as_of=None if check.as_of is None else _iso(check.as_of),
         known_at=None if check.known_at is None else _iso(check.known_at),
         top=check.top,
         expect_any=list(check.expect_any),
         expect_kind=None if check.expect_kind is None else list(check.expect_kind),
         forbid_any=list(check.forbid_any),
+        error=error,
+        reasons=[] if error is None else [f"error: {error}"],
     )
+
+
+async def _check(
+    client: _Client, ns: str, index: int, check: CheckSpec, after: SessionSpec
+) -> CheckResult:
+    res = _result(index, check, after.id, _iso(after.end))
     variables: dict[str, Any] = {"query": check.query, "project": ns}
     if res.as_of is not None:
         variables["asOf"] = res.as_of
     if res.known_at is not None:
         variables["knownAt"] = res.known_at
-    if check.top > default_limit:
+    if check.top > CONTEXT_DEFAULT_LIMIT:
         variables["limit"] = check.top
     doc = _context_document("asOf" in variables, "knownAt" in variables, "limit" in variables)
     data = await client.call(doc, variables, "context")
@@ -356,7 +368,6 @@ async def _replay(
     app = create_app(settings, services)
     with frozen_clock(sc.sessions[0].start):
         _, secret = await ApiKeyRepository(db).create(f"eval scenarios: {sc.name}"[:80], [ns])
-    default_limit = 20  # `context(limit:)` default in the schema; bigger `top`s pass a limit
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(
@@ -375,22 +386,9 @@ async def _replay(
             for index, check in sc.checks_after(session.id):
                 with frozen_clock(session.end):
                     try:
-                        res = await _check(client, ns, index, check, session, default_limit)
+                        res = await _check(client, ns, index, check, session)
                     except ScenarioError as e:
-                        res = CheckResult(
-                            index=index + 1,
-                            after_session=session.id,
-                            query=check.query,
-                            scenario_now=_iso(session.end),
-                            as_of=None,
-                            known_at=None,
-                            top=check.top,
-                            expect_any=list(check.expect_any),
-                            expect_kind=None if check.expect_kind is None else [*check.expect_kind],
-                            forbid_any=list(check.forbid_any),
-                            error=str(e),
-                            reasons=[f"error: {e}"],
-                        )
+                        res = _result(index, check, session.id, _iso(session.end), str(e))
                         result.errors.append(f"check {index + 1}: {e}")
                     # What the agent asked is recorded like any request; written before going on.
                     await recorder.flush()
@@ -481,22 +479,8 @@ async def _run_one(
     missing = set(range(len(sc.checks))) - {c.index - 1 for c in result.checks}
     for i in sorted(missing):  # checks never reached because the scenario stopped early
         c = sc.checks[i]
-        result.checks.append(
-            CheckResult(
-                index=i + 1,
-                after_session=c.after_session or sc.sessions[-1].id,
-                query=c.query,
-                scenario_now="",
-                as_of=None,
-                known_at=None,
-                top=c.top,
-                expect_any=list(c.expect_any),
-                expect_kind=None if c.expect_kind is None else list(c.expect_kind),
-                forbid_any=list(c.forbid_any),
-                error="not run: the scenario stopped before it",
-                reasons=["not run: the scenario stopped before it"],
-            )
-        )
+        at = c.after_session or sc.sessions[-1].id
+        result.checks.append(_result(i, c, at, "", "not run: the scenario stopped before it"))
     result.checks.sort(key=lambda c: c.index)
     return result
 
@@ -584,7 +568,11 @@ async def run_scenarios(
         "python": platform.python_version(),
         "started_at": started.isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - t0, 2),
-        "defaults": {"top": 5, "context_limit": 20, "token_budget": cfg.api.default_token_budget},
+        "defaults": {
+            "top": DEFAULT_TOP,
+            "context_limit": CONTEXT_DEFAULT_LIMIT,
+            "token_budget": cfg.api.default_token_budget,
+        },
     }
     return ScenarioOutcome(results, invalid, meta)
 

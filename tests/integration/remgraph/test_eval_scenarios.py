@@ -289,3 +289,33 @@ async def test_cli_writes_results_and_exits_non_zero_on_an_invalid_file(
     res = await asyncio.to_thread(invoke, str(empty))
     assert res.exit_code == 1
     assert "no scenario files" in res.output
+
+
+async def test_a_scenario_that_cannot_go_on_reports_the_error_and_the_checks_not_run(
+    embedded_server: EmbeddedServer, tmp_path: Path
+) -> None:
+    settings = Settings(
+        engine=Engine.FALKORDB,
+        falkordb={"unix_socket": embedded_server.socket_path},
+        embedded={"data_dir": tmp_path / "unused"},
+        api={"max_ingest_turns": 4},
+        _env_file=None,
+    )
+    long_second = json.loads(json.dumps(RECALL))
+    long_second["sessions"][1]["turns"] *= 3  # 6 turns: more than one ingestTurns call takes
+    (tmp_path / "long.json").write_text(json.dumps(long_second))
+    outcome = await run_scenarios(
+        tmp_path / "long.json", settings=settings, embedder=shared_local_embedder()
+    )
+    [r] = outcome.results
+    assert r.errors == [
+        "session 's2' has 6 turns; one ingestTurns call takes at most 4 "
+        "(REMGRAPH_API__MAX_INGEST_TURNS)"
+    ]
+    assert [(c.index, c.passed, c.error) for c in r.checks] == [
+        (1, True, None),
+        (2, False, "not run: the scenario stopped before it"),
+        (3, False, "not run: the scenario stopped before it"),
+        (4, False, "not run: the scenario stopped before it"),
+    ]
+    assert outcome.has_errors

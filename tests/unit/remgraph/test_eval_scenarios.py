@@ -12,6 +12,7 @@ from api.config import ApiSettings
 from api.schema import build_schema
 from remgraph.eval_scenarios import (
     _INGEST,
+    CONTEXT_DEFAULT_LIMIT,
     EXIT_BELOW,
     EXIT_ERRORS,
     CheckResult,
@@ -43,6 +44,12 @@ def test_context_document_is_valid_and_passes_only_what_the_check_sets(schema, f
 
 def test_ingest_document_is_valid(schema) -> None:
     assert validate(schema, parse(_INGEST)) == []
+
+
+def test_default_limit_is_the_schema_default(schema) -> None:
+    # a check with top <= the default leaves `limit` out, so it gets exactly this many items
+    limit = schema.query_type.fields["context"].args["limit"]
+    assert limit.default_value == CONTEXT_DEFAULT_LIMIT
 
 
 def _check(index: int, passed: bool, **kw) -> CheckResult:
