@@ -8,12 +8,21 @@ range comparisons.
 Parsing, in one place: `parse_time` reads what transcripts and the API hand in (a datetime, ISO
 8601 text, epoch seconds or milliseconds; a time without a zone is UTC), and `relative_range`
 turns "yesterday", "last month" or "two weeks ago" into a range around a reference time.
+
+Every read of the current time goes through `now_ms()` / `utc_now()` here. `frozen_clock(at)`
+overrides both for the code that runs inside it (a `contextvars` value, so it follows the asyncio
+tasks and `asyncio.to_thread` calls started inside it and nothing else): `remgraph eval scenarios`
+replays history with it, so record time (`recorded_at`, `expired_at`) is the scenario's time, not
+the wall clock of the run.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,9 +30,40 @@ OPEN = 253_402_300_799_999
 """Epoch ms of 9999-12-31T23:59:59.999Z: the stored value of an interval end that is still open."""
 
 
+_FROZEN: ContextVar[int | None] = ContextVar("remgraph_frozen_clock_ms", default=None)
+
+
 def now_ms() -> int:
-    """Current UTC time in epoch milliseconds."""
-    return to_ms(datetime.now(UTC))
+    """Current UTC time in epoch milliseconds (the frozen time inside `frozen_clock`)."""
+    frozen = _FROZEN.get()
+    return to_ms(datetime.now(UTC)) if frozen is None else frozen
+
+
+def utc_now() -> datetime:
+    """Current time as an aware UTC datetime with millisecond precision (honours `frozen_clock`)."""
+    return from_ms(now_ms())
+
+
+@contextmanager
+def frozen_clock(at: datetime | int) -> Iterator[int]:
+    """Make `now_ms()` and `utc_now()` return `at` for the code run inside the block.
+
+    Args:
+        at: an aware datetime or epoch milliseconds.
+
+    Yields:
+        The frozen time in epoch milliseconds.
+
+    Blocks nest (the innermost wins) and restore the previous clock on exit, also on error. Tasks
+    created inside the block keep the frozen time (they copy the context when created); tasks
+    created before it, and other threads, keep reading the wall clock.
+    """
+    ms = at if isinstance(at, int) else to_ms(at)
+    token = _FROZEN.set(ms)
+    try:
+        yield ms
+    finally:
+        _FROZEN.reset(token)
 
 
 DAY_MS = 86_400_000

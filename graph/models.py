@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from core import timeutil
+
 __all__ = [
     "SOURCE_PATTERN",
     "ApiKey",
@@ -72,8 +74,11 @@ Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 def utc_now() -> datetime:
-    """Current time as an aware UTC datetime with millisecond precision."""
-    return _utc_ms(datetime.now(UTC))
+    """Current time as an aware UTC datetime with millisecond precision.
+
+    It is `core.timeutil`'s clock, so `frozen_clock` applies to every default timestamp too.
+    """
+    return timeutil.utc_now()
 
 
 _CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)

@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from core.text import QUERY_STOPWORDS, query_words
-from core.timeutil import MONTHS, RELATIVE_TIME, month_range, relative_range, to_ms, year_range
+from core.timeutil import (
+    MONTHS,
+    RELATIVE_TIME,
+    month_range,
+    relative_range,
+    to_ms,
+    utc_now,
+    year_range,
+)
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _YEAR = r"(19\d{2}|20\d{2})"
@@ -130,7 +138,7 @@ def understand(
         speakers: known speaker names of the project (as stored on turns).
         now: reference time for relative expressions ("last year"); defaults to the current time.
     """
-    ref = now or datetime.now(UTC)
+    ref = now or utc_now()
     times, rest = find_times(text, ref)
     lowered = rest.lower()
     named: list[str] = []

@@ -33,6 +33,7 @@ from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import Hit, RetrievalService
+from remgraph.eval_scenarios import scenarios_command
 
 METHODS = ("remgraph", "bm25", "vector")
 BASELINE_POOL = 5000
@@ -237,7 +238,9 @@ def summary_lines(outcome: EvalOutcome, methods: Sequence[str] = METHODS) -> lis
     return lines
 
 
-eval_app = typer.Typer(help="Evaluate retrieval quality on benchmarks.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluate retrieval quality on benchmarks and scripted scenarios.", no_args_is_help=True
+)
 
 
 @eval_app.command("locomo")
@@ -258,3 +261,6 @@ def locomo_command(
     for line in summary_lines(outcome):
         typer.echo(line)
     typer.echo(f"wrote {out / (stem + '.json')} and {out / (stem + '.md')}")
+
+
+eval_app.command("scenarios")(scenarios_command)
