@@ -32,6 +32,7 @@ from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import RetrievalService
+from remgraph.eval_knowledge import knowledge_command
 
 METHODS = ("remgraph", "bm25", "vector")
 BASELINE_POOL = 5000
@@ -238,3 +239,6 @@ def locomo_command(
     for line in summary_lines(outcome):
         typer.echo(line)
     typer.echo(f"wrote {out / (stem + '.json')} and {out / (stem + '.md')}")
+
+
+eval_app.command("knowledge")(knowledge_command)
