@@ -102,7 +102,7 @@ DEFINITIONS = {
     ),
     "units": (
         "each text property (not ids, enum values, times, hashes or JSON; a property whose words "
-        "sit inside another one's is left out), whole and, when it holds several sentences, "
+        "sit inside a longer one's is left out), whole and, when it holds several sentences, "
         "sentence by sentence: long items (primers, layers, summaries) match through any one "
         f"sentence; units of fewer than {MIN_UNIT_WORDS} words are not compared"
     ),
@@ -655,6 +655,7 @@ async def evaluate_knowledge(
     """
     started = utc_now()
     t_start = time.perf_counter()
+    code = git_commit()  # the code that runs, before anything can change it
     raw = await asyncio.to_thread(path.read_bytes)
     try:
         doc = json.loads(raw.decode("utf-8"))
@@ -727,7 +728,7 @@ async def evaluate_knowledge(
         },
         "definitions": DEFINITIONS,
         "remgraph_version": remgraph.__version__,
-        **git_commit(),
+        **code,
         "issues": issues[:_ISSUES_KEPT],
         "issues_total": len(issues),
     }
@@ -838,24 +839,30 @@ def markdown(outcome: KnowledgeOutcome) -> str:
         "",
     ]
     o = ov["observations"]["remgraph"]
-    kinds = sorted(set(o["matched_by_kind"]) | set(o["matched_with_provenance_by_kind"]))
+    kinds = sorted(set(o["units_by_kind"]) | set(o["matched_by_kind"]))
     lines.append(
         _md_table(
-            [["unit kind", "observations matched", "with provenance"]]
+            [["unit kind", "units", "observations matched", "with provenance"]]
             + [
                 [
                     k,
+                    str(o["units_by_kind"].get(k, 0)),
                     str(o["matched_by_kind"].get(k, 0)),
                     str(o["matched_with_provenance_by_kind"].get(k, 0)),
                 ]
                 for k in kinds
             ]
-            or [["(none)", "0", "0"]]
         )
     )
-    by_label = ", ".join(f"{k} {v}" for k, v in o["items_by_label"].items()) or "none"
+    by_label = (
+        ", ".join(
+            f"{k} {v} ({o['provenance_mean_by_label'].get(k, 0)} turns)"
+            for k, v in o["items_by_label"].items()
+        )
+        or "none"
+    )
     lines += [
-        f"Items by label: {by_label}. "
+        f"Items by label, with the mean number of turns each is linked to: {by_label}. "
         f"Provenance coverage (observations with some item linked to an evidence turn, whatever "
         f"the cosine): {_f(o['provenance_coverage'])}; raw turns "
         f"{_f(ov['observations']['turns']['provenance_coverage'])}.",

@@ -159,23 +159,18 @@ def _norm(text: str) -> str:
 
 
 def text_properties(label: str, props: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """`(key, text)` of a node's text properties, in key order, without repeats.
+    """`(key, text)` of a node's text properties, in key order.
 
-    A property whose words are contained in another one's is left out (a fact's object inside its
-    statement, an intent equal to the summary: among equal texts the first key is kept).
+    A property whose words sit inside a longer one's is left out (a fact's object inside its
+    statement), so a fragment never matches for the whole item; equal texts are all kept.
     """
     texts = sorted((k, str(v)) for k, v in props.items() if is_text_property(label, k, v))
     norms = [_norm(v) for _, v in texts]
-    out = []
-    for i, (key, value) in enumerate(texts):
-        mine = norms[i]
-        inside = any(
-            j != i and mine in other and (len(mine) < len(other) or j < i)
-            for j, other in enumerate(norms)
-        )
-        if not inside:
-            out.append((key, value))
-    return out
+    return [
+        (key, value)
+        for (key, value), mine in zip(texts, norms, strict=True)
+        if not any(mine in other and len(mine) < len(other) for other in norms)
+    ]
 
 
 # --- knowledge items and provenance -------------------------------------------------------------
@@ -306,6 +301,9 @@ class ObservationCounts:
     fact_like_items: int = 0
     fact_like_matched: int = 0
     items_by_label: Counter[str] = field(default_factory=Counter)
+    units_by_kind: Counter[str] = field(default_factory=Counter)
+    provenance_by_label: Counter[str] = field(default_factory=Counter)
+    """Dialog ids summed over the items of each label (how specific provenance is)."""
     matched_by_kind: Counter[str] = field(default_factory=Counter)
     """Observations matched (cosine only) by at least one unit of each kind."""
     matched_with_provenance_by_kind: Counter[str] = field(default_factory=Counter)
@@ -321,6 +319,8 @@ class ObservationCounts:
             fact_like_items=self.fact_like_items + other.fact_like_items,
             fact_like_matched=self.fact_like_matched + other.fact_like_matched,
             items_by_label=self.items_by_label + other.items_by_label,
+            units_by_kind=self.units_by_kind + other.units_by_kind,
+            provenance_by_label=self.provenance_by_label + other.provenance_by_label,
             matched_by_kind=self.matched_by_kind + other.matched_by_kind,
             matched_with_provenance_by_kind=(
                 self.matched_with_provenance_by_kind + other.matched_with_provenance_by_kind
@@ -342,6 +342,11 @@ class ObservationCounts:
             "fact_like_items": self.fact_like_items,
             "fact_like_matched": self.fact_like_matched,
             "items_by_label": dict(sorted(self.items_by_label.items())),
+            "units_by_kind": dict(sorted(self.units_by_kind.items())),
+            "provenance_mean_by_label": {
+                k: round(self.provenance_by_label[k] / n, 1)
+                for k, n in sorted(self.items_by_label.items())
+            },
             "matched_by_kind": dict(sorted(self.matched_by_kind.items())),
             "matched_with_provenance_by_kind": dict(
                 sorted(self.matched_with_provenance_by_kind.items())
@@ -395,7 +400,10 @@ def score_observations(
         items=len(items),
         units=n_units,
         items_by_label=Counter(it.label for it in items),
+        units_by_kind=Counter(unit_kind),
     )
+    for it in items:
+        out.provenance_by_label[it.label] += len(it.provenance)
     for o, obs in enumerate(observations):
         if any(it.provenance & obs.evidence for it in items):
             out.provenance_reachable += 1

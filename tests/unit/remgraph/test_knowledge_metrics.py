@@ -106,7 +106,7 @@ def test_text_properties_leave_out_ids_enums_times_json_and_source_titles() -> N
     assert not is_text_property("Fact", "statement", "1234 5678")
 
 
-def test_a_property_inside_another_is_left_out_and_equal_texts_keep_the_first_key() -> None:
+def test_a_property_inside_a_longer_one_is_left_out_and_equal_texts_are_kept() -> None:
     props = {
         "statement": "Caroline attended an LGBTQ support group",
         "object": "an LGBTQ support group",
@@ -116,7 +116,10 @@ def test_a_property_inside_another_is_left_out_and_equal_texts_keep_the_first_ke
         ("statement", "Caroline attended an LGBTQ support group")
     ]
     same = {"summary": "Hey Mel, how are you?", "intent": "Hey Mel, how are you?"}
-    assert text_properties("Session", same) == [("intent", "Hey Mel, how are you?")]
+    assert text_properties("Session", same) == [
+        ("intent", "Hey Mel, how are you?"),
+        ("summary", "Hey Mel, how are you?"),
+    ]
 
 
 # --- items and provenance -----------------------------------------------------------------------
@@ -191,6 +194,8 @@ def test_matched_with_and_without_provenance_and_unmatched() -> None:
     assert s["recall_with_provenance"] == round(1 / 3, 4)
     assert s["matched_by_kind"] == {"Fact.text": 2}
     assert s["matched_with_provenance_by_kind"] == {"Fact.text": 1}
+    assert s["units_by_kind"] == {"Fact.text": 3}
+    assert s["provenance_mean_by_label"] == {"Fact": 1.0}
     assert s["provenance_coverage"] == round(2 / 3, 4)  # a and c have a linked item
     # precision at 0.60: good (0.71), elsewhere (1.0) and weak (0.69) all reach it
     assert (s["fact_like_items"], s["fact_like_matched"], s["precision"]) == (3, 3, 1.0)
@@ -208,6 +213,7 @@ def test_precision_threshold_non_fact_like_items_and_items_without_units() -> No
     u_vecs = np.array([unit_vec(0.61), unit_vec(0.59), unit_vec(0.99)], dtype=np.float32)
     s = score_observations(observations, o_vecs, items, u_vecs).summary()
     assert (s["fact_like_items"], s["fact_like_matched"]) == (3, 1)
+    assert s["provenance_mean_by_label"] == {"Fact": 0.0, "ReferenceLayer": 0.0}
     assert s["recall"] == 1.0
     assert s["matched_by_kind"] == {"ReferenceLayer.text": 1}
     assert s["recall_with_provenance"] == 0.0
