@@ -129,12 +129,16 @@ def _run_cli(out: Path, fixture: Path) -> dict[str, Any]:
     md = (out / "kn.md").read_text()
     assert "## Targets" in md
     assert "| conv-26 |" in md
-    return json.loads((out / "kn.json").read_text())
+    doc: dict[str, Any] = json.loads((out / "kn.json").read_text())
+    return doc
 
 
 @pytest.mark.slow
 def test_cli_on_the_embedded_engine_drops_its_graphs(
-    small_locomo: Path, graph_settings: GraphSettings, tmp_path: Path, monkeypatch
+    small_locomo: Path,
+    graph_settings: GraphSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sock = str(graph_settings.falkordb.unix_socket)
     monkeypatch.setenv("REMGRAPH_ENGINE", "falkordb")
@@ -151,7 +155,10 @@ def test_cli_on_the_embedded_engine_drops_its_graphs(
 
 @pytest.mark.slow
 def test_cli_on_neo4j_leaves_the_database_as_it_was(
-    small_locomo: Path, neo4j_conn, tmp_path: Path, monkeypatch
+    small_locomo: Path,
+    neo4j_conn: tuple[str, str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     uri, user, pw = neo4j_conn
     monkeypatch.setenv("REMGRAPH_ENGINE", "neo4j")
@@ -248,7 +255,9 @@ async def test_a_project_name_in_use_is_refused_and_left_alone(
     assert await admin.dump() == before
 
 
-async def test_a_file_that_is_not_json_is_refused(graph_db: GraphDB, graph_settings, tmp_path):
+async def test_a_file_that_is_not_json_is_refused(
+    graph_db: GraphDB, graph_settings: GraphSettings, tmp_path: Path
+) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("[{", encoding="utf-8")
     with pytest.raises(EvalError, match="not a LoCoMo JSON file"):
