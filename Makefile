@@ -66,6 +66,10 @@ check: lint typecheck test
 eval: install ## LoCoMo retrieval evaluation on the full dev file
 	$(BIN)/remgraph eval locomo ../shared/benchmarks/locomo/locomo-dev.json --out bench/results
 
+.PHONY: eval-knowledge
+eval-knowledge: install ## what offline synthesis knows, against LoCoMo's annotations (dev file)
+	$(BIN)/remgraph eval knowledge ../shared/benchmarks/locomo/locomo-dev.json --out bench/results
+
 bench: install
 	$(BIN)/python bench/bench_graph.py
 

@@ -33,6 +33,7 @@ from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import Hit, RetrievalService
+from remgraph.eval_knowledge import knowledge_command
 from remgraph.eval_scenarios import scenarios_command
 
 METHODS = ("remgraph", "bm25", "vector")
@@ -264,3 +265,4 @@ def locomo_command(
 
 
 eval_app.command("scenarios")(scenarios_command)
+eval_app.command("knowledge")(knowledge_command)

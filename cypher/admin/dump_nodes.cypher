@@ -1,8 +1,7 @@
 // mode: read
 // params:
-// returns: labels, props
-// why: every node with its properties (embeddings left out), for a fingerprint of the whole
-//      graph: `remgraph eval scenarios` proves on a shared database that purging a scenario's
-//      project left everything else exactly as it was. Meant for small graphs.
+// returns: labels, id, props
+// why: a whole-database picture (embeddings aside) taken before and after an evaluation on a
+//      shared database, to prove it left everything else as it found it.
 MATCH (n)
-RETURN labels(n) AS labels, n {.*, embedding: null} AS props
+RETURN labels(n) AS labels, n.id AS id, n {.*, embedding: null} AS props
