@@ -155,7 +155,7 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
             queries=queries,
             recorder=recorder,
             keys=keys,
-            resolver=KeyResolver(keys),
+            resolver=KeyResolver(keys, ttl_s=cfg.api.key_cache_s),
             services=svc,
         )
     finally:

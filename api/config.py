@@ -25,6 +25,9 @@ class ApiSection(BaseModel):
     """TCP port."""
     anonymous_dev: bool = False
     """Allow requests without an API key (full access); refused unless `env=dev`."""
+    key_cache_s: float = Field(default=30.0, ge=0, le=3600)
+    """How long a checked API key is trusted before it is looked up again: a revoked key stops
+    working within this time, over HTTP and MCP alike (0: every request looks it up)."""
     max_limit: int = Field(default=200, ge=1, le=10_000)
     """Largest `limit`/`first` a query may ask for."""
     default_token_budget: int = Field(default=2000, ge=1)
