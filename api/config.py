@@ -23,6 +23,9 @@ class ApiSection(BaseModel):
     """Interface to bind; loopback by default."""
     port: int = Field(default=8765, ge=1, le=65535)
     """TCP port."""
+    graphiql: bool | None = None
+    """The GraphiQL IDE at `GET /graphql` in a browser (the page holds no data; queries need a
+    key). None: on when `host` is a loopback address, off otherwise; true/false forces it."""
     anonymous_dev: bool = False
     """Allow requests without an API key (full access); refused unless `env=dev`."""
     key_cache_s: float = Field(default=30.0, ge=0, le=3600)
