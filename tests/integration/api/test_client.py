@@ -46,15 +46,11 @@ def test_sync_client_agent_loop(live_api, keys, with_rule):  # noqa: F811
     with Client(live_api.url, key=keys["alpha"]) as memory:
         rules = memory.rules("alpha")
         assert isinstance(rules, RulesResult)
-        assert [r.text for r in rules.items] == [
-            "Mention the support group when planning weekends"
-        ]
+        assert [r.text for r in rules.items] == ["Mention the support group when planning weekends"]
         assert rules.items[0].status == "rule"
         assert rules.items[0].effective_weight == pytest.approx(0.8, rel=1e-3)
 
-        ctx = memory.context(
-            "When did Caroline go to the support group?", project="alpha", limit=3
-        )
+        ctx = memory.context("When did Caroline go to the support group?", project="alpha", limit=3)
         assert isinstance(ctx, ContextResult)
         assert ctx.items[0].id == "trn_alpha_0"
         assert ctx.items[0].provenance.session_id == "ses_alpha"
