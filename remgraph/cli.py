@@ -25,6 +25,7 @@ from graph.explore import instructions
 from ingest.cli import register as register_ingest
 from ingest.extract.cli import extract as extract_cmd
 from remgraph.eval import eval_app
+from remgraph.hooks.cli import hooks_app
 from remgraph.wiring import extraction_hooks
 
 app = typer.Typer(
@@ -43,6 +44,7 @@ api_app = typer.Typer(help="GraphQL schema tools.", no_args_is_help=True)
 api_app.command("export-schema")(export_schema)
 app.add_typer(api_app, name="api")
 app.add_typer(eval_app, name="eval")
+app.add_typer(hooks_app, name="hooks")
 
 err = Console(stderr=True)
 
