@@ -35,7 +35,7 @@ DryRunOpt = Annotated[
 def _client(name: str) -> HookClient:
     if name not in CLIENTS:
         raise typer.BadParameter(f"choose one of {', '.join(CLIENTS)}", param_hint="CLIENT")
-    return name  # type: ignore[return-value]  # checked against CLIENTS
+    return "claude-code" if name == "claude-code" else "codex"
 
 
 def _apply(changes: list[FileChange], notes: list[str], dry_run: bool) -> None:

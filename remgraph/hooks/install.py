@@ -156,7 +156,8 @@ def plan_codex(
     groups = _groups("codex", CODEX_EVENTS, project, env)
     notes: list[str] = []
     doc = load_toml(text, config_path)
-    features = doc.get("features") if isinstance(doc.get("features"), dict) else {}
+    raw = doc.get("features")
+    features: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if features.get("codex_hooks") is True or features.get("hooks") is True:
         pass
     elif "codex_hooks" in features or "hooks" in features:
