@@ -16,7 +16,14 @@ from core.timeutil import to_ms
 from graph.models import Correction, CorrectionStatus
 from knowledge.scoring import STATUS_ORDER, correction_effective_weight, days_between
 
-__all__ = ["CURRENT_STATUSES", "CurrentRule", "current_rules", "effective_status", "is_current"]
+__all__ = [
+    "CURRENT_STATUSES",
+    "CurrentRule",
+    "current_rules",
+    "effective_status",
+    "is_current",
+    "status_with_confirmation",
+]
 
 CURRENT_STATUSES: tuple[CorrectionStatus, ...] = ("preference", "rule")
 """Graduation stages that are in force on their own; a confirmed correction is in force at any
@@ -47,7 +54,12 @@ class CurrentRule:
 
 def effective_status(c: Correction) -> CorrectionStatus:
     """The status a correction is ranked by: confirmed ones are rules."""
-    return "rule" if c.confirmed else c.status
+    return status_with_confirmation(c.status, c.confirmed)
+
+
+def status_with_confirmation(status: CorrectionStatus, confirmed: bool) -> CorrectionStatus:
+    """A stored status as it counts: a person's confirmation makes any correction a rule."""
+    return "rule" if confirmed else status
 
 
 def is_current(c: Correction, now_ms: int) -> bool:

@@ -28,6 +28,22 @@ MAX_TOPICS_PER_SESSION = 60
 """Sessions touching more topics only relate their first (sorted) topics, bounding pair counts."""
 
 
+def topic_signals(
+    message_count: int, sessions: int, projects: int, days: float, recency_half_life_days: float
+) -> TopicSignals:
+    """A topic's weight signals from its mentions, sessions, projects and days since last seen.
+
+    The job and the HTML report's weights-over-time plot (`consolidate/report_html.py`) both
+    compute weights through it.
+    """
+    return TopicSignals(
+        frequency=frequency_score(message_count),
+        recency=recency_score(days, recency_half_life_days),
+        depth=min(1.0, message_count / max(1, sessions) / 8.0),
+        engagement=engagement_score(sessions, projects),
+    )
+
+
 async def run(ctx: JobContext) -> JobResult:
     """Recompute topic weights, phases and co-occurrence strengths."""
     cfg = ctx.settings.consolidate
@@ -44,11 +60,8 @@ async def run(ctx: JobContext) -> JobResult:
         sessions = list(t["sessions"] or [])
         count = int(t["message_count"] or 0)
         days = days_between(int(t["last_seen"]), ref) if t["last_seen"] else 365.0
-        sig = TopicSignals(
-            frequency=frequency_score(count),
-            recency=recency_score(days, cfg.recency_half_life_days),
-            depth=min(1.0, count / max(1, len(sessions)) / 8.0),
-            engagement=engagement_score(len(sessions), len(t["projects"] or [])),
+        sig = topic_signals(
+            count, len(sessions), len(t["projects"] or []), days, cfg.recency_half_life_days
         )
         weight = round(topic_weight(sig), 6)
         phase = topic_phase(
