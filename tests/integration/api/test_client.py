@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +113,26 @@ async def test_async_client_reads_and_writes(live_api, keys, with_rule):  # noqa
             await memory.sessions("beta")
     async with AsyncClient(live_api.url, key=keys["beta"]) as other:
         assert (await other.rules()).items == []  # alpha's rule never reaches beta's key
+
+
+def test_the_readme_agent_loop_runs_as_written(live_api, keys, with_rule):  # noqa: F811
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "def run_task" in b)
+    code = block.replace('"http://127.0.0.1:8765", key="rg_..."', f'"{live_api.url}", key=KEY')
+    assert code != block, "the README example no longer names the URL and key this test swaps"
+    code = code.replace('"myproj"', '"alpha"')  # the seeded project
+    scope: dict = {"KEY": keys["alpha"]}
+    exec(compile(code, "README.md", "exec"), scope)
+    prompts: list[str] = []
+
+    def llm(prompt: str) -> str:
+        prompts.append(prompt)
+        return "Saturday: the support group, then painting."
+
+    answer = scope["run_task"]("Plan my weekend", llm)
+    assert answer == "Saturday: the support group, then painting."
+    [prompt] = prompts
+    assert "- Mention the support group when planning weekends" in prompt
+    with Client(live_api.url, key=keys["alpha"]) as memory:
+        titles = [s.id for s in memory.sessions("alpha", first=50).items]
+    assert len(titles) == 2  # the seeded session and the one the loop appended
