@@ -20,6 +20,7 @@ from ai.embed import BatchingEmbedder, make_embedder
 from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
 from api.config import ApiSettings
 from api.context import Context
+from api.graphiql import GraphiQLPage, graphiql_enabled
 from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
 from api.schema import build_schema
@@ -155,7 +156,7 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
             queries=queries,
             recorder=recorder,
             keys=keys,
-            resolver=KeyResolver(keys),
+            resolver=KeyResolver(keys, ttl_s=cfg.api.key_cache_s),
             services=svc,
         )
     finally:
@@ -223,11 +224,9 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         return Context(resources=resources, settings=cfg, principal=principal, request_id=rid)
 
     schema = build_schema(cfg)
-    router = _Router(
-        schema,
-        context_getter=get_context,
-        graphql_ide="graphiql" if cfg.env == "dev" else None,
-    )
+    # The IDE page is served by `GraphiQLPage` (without a key), not by strawberry, whose page
+    # sits behind the key check that a browser's navigation cannot pass.
+    router = _Router(schema, context_getter=get_context, graphql_ide=None)
     app = FastAPI(title="remgraph", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.include_router(router, prefix="/graphql")
 
@@ -263,4 +262,6 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         )
 
     app.add_middleware(BodyLimit, max_bytes=cfg.api.max_body_bytes)
+    if graphiql_enabled(cfg.api.graphiql, cfg.api.host):
+        app.add_middleware(GraphiQLPage, path="/graphql")
     return app

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from graph.repositories.api_keys import ALL_PROJECTS, ApiKeyRepository, hash_key
 
-_CACHE_TTL_S = 30.0
+DEFAULT_CACHE_TTL_S = 30.0
+"""Seconds a resolved key is trusted before it is looked up again (`REMGRAPH_API__KEY_CACHE_S`)."""
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,21 @@ def secret_from_headers(authorization: str | None, x_api_key: str | None) -> str
 
 
 class KeyResolver:
-    """Resolves secrets to principals, caching answers briefly (revocation applies within 30 s)."""
+    """Resolves secrets to principals, caching answers for `ttl_s` (revocation applies within it).
 
-    def __init__(self, repo: ApiKeyRepository) -> None:
+    HTTP requests and MCP tool calls both resolve the key of every call through it.
+    """
+
+    def __init__(self, repo: ApiKeyRepository, ttl_s: float = DEFAULT_CACHE_TTL_S) -> None:
         self._repo = repo
+        self._ttl_s = ttl_s
         self._cache: dict[str, tuple[float, Principal | None]] = {}
 
     async def resolve(self, secret: str) -> Principal | None:
         digest = hash_key(secret)
         now = time.monotonic()
         hit = self._cache.get(digest)
-        if hit is not None and now - hit[0] < _CACHE_TTL_S:
+        if hit is not None and now - hit[0] < self._ttl_s:
             return hit[1]
         key = await self._repo.find_by_secret(secret)
         principal = None if key is None else Principal(key_id=key.id, projects=key.projects)

@@ -37,13 +37,28 @@ def serve(
     factory: Annotated[str, typer.Option(help="App factory `module:function`")] = DEFAULT_FACTORY,
 ) -> None:
     """Serve GraphQL at http://HOST:PORT/graphql (plus /healthz and /readyz)."""
+    import os
+
     import uvicorn
+
+    from api.ready import wait_until_ready
 
     settings = ApiSettings()
     h = host or settings.api.host
     p = port or settings.api.port
-    Console(stderr=True).print(f"remgraph API on http://{h}:{p}/graphql")
-    uvicorn.run(factory, factory=True, host=h, port=p, log_level="info")
+    # The factory reads its settings from the environment: tell it where it listens (GraphiQL
+    # is on by default only on loopback).
+    os.environ["REMGRAPH_API__HOST"] = h
+    os.environ["REMGRAPH_API__PORT"] = str(p)
+    server = uvicorn.Server(uvicorn.Config(factory, factory=True, host=h, port=p, log_level="info"))
+
+    async def run() -> None:
+        serving = asyncio.create_task(server.serve())
+        if await wait_until_ready(serving, h, p):  # announce only what answers
+            Console(stderr=True).print(f"remgraph API on http://{h}:{p}/graphql")
+        await serving
+
+    asyncio.run(run())
 
 
 @app.command("export-schema")

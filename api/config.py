@@ -23,8 +23,14 @@ class ApiSection(BaseModel):
     """Interface to bind; loopback by default."""
     port: int = Field(default=8765, ge=1, le=65535)
     """TCP port."""
+    graphiql: bool | None = None
+    """The GraphiQL IDE at `GET /graphql` in a browser (the page holds no data; queries need a
+    key). None: on when `host` is a loopback address, off otherwise; true/false forces it."""
     anonymous_dev: bool = False
     """Allow requests without an API key (full access); refused unless `env=dev`."""
+    key_cache_s: float = Field(default=30.0, ge=0, le=3600)
+    """How long a checked API key is trusted before it is looked up again: a revoked key stops
+    working within this time, over HTTP and MCP alike (0: every request looks it up)."""
     max_limit: int = Field(default=200, ge=1, le=10_000)
     """Largest `limit`/`first` a query may ask for."""
     default_token_budget: int = Field(default=2000, ge=1)

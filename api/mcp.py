@@ -1,9 +1,12 @@
 """`remgraph mcp`: the API's capabilities over the Model Context Protocol (stdio).
 
 Tools run the same GraphQL operations as HTTP clients, in process, against the same schema, so
-scope checks, limits and error types are identical: `context`, `search`, `ingest_turns`,
-`record_feedback`. The caller is the key in `REMGRAPH_API_KEY` (or `--key`); without one, access
-is refused unless anonymous dev access is enabled.
+scope checks, limits and error types are identical: `context`, `search`, `rules`, `ingest_turns`,
+`record_feedback`, `rem_status` and `findings`. The caller is the key in `REMGRAPH_API_KEY` (or
+`--key`). It is checked at start-up (a bad key stops the server with a clear message) and again on
+every tool call through the same resolver as HTTP requests, so a revoked key stops working within
+`REMGRAPH_API__KEY_CACHE_S` seconds. Without a key, access is refused unless anonymous dev access
+is enabled.
 """
 
 from __future__ import annotations
@@ -15,18 +18,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from api.auth import ANONYMOUS, Principal
 from api.config import ApiSettings
 from api.context import Context
 from api.schema import build_schema
 from api.services import ApiServices, Resources
+from graph.errors import GraphUnavailableError
+
+TOOLS = (
+    "context",
+    "search",
+    "rules",
+    "ingest_turns",
+    "record_feedback",
+    "rem_status",
+    "findings",
+)
+"""The tools `build_mcp` registers."""
 
 _ITEM = (
     "id kind text score tokens why { name value } "
     "provenance { project sessionId turnIds timestamp speaker }"
 )
 _SCOPE_ERRORS = "... on InvalidInput { field message } ... on Forbidden { project message }"
+_UNAVAILABLE = "... on Unavailable { capability message }"
 
 CONTEXT_DOC = (
     "query($query: String!, $project: String, $tokenBudget: Int, $limit: Int!, $asOf: DateTime) {"
@@ -44,11 +61,18 @@ SEARCH_DOC = (
     " timestamp } } } ... on InvalidInput { field message } ... on Forbidden { project message }"
     " } }"
 )
+RULES_DOC = (
+    "query($project: String, $limit: Int!) { rules(project: $project, limit: $limit) {"
+    " __typename ... on RulesPayload { asOf items { id project status confirmed text type"
+    " effectiveWeight lastSeen } } " + _SCOPE_ERRORS + " } }"
+)
 INGEST_DOC = (
     "mutation($input: IngestTurnsInput!) { ingestTurns(input: $input) { __typename"
     " ... on IngestTurnsPayload { sessionId turnIds added failures } "
     + _SCOPE_ERRORS
-    + " ... on Unavailable { capability message } } }"
+    + " "
+    + _UNAVAILABLE
+    + " } }"
 )
 FEEDBACK_DOC = (
     "mutation($input: RecordFeedbackInput!) { recordFeedback(input: $input) { __typename"
@@ -57,12 +81,27 @@ FEEDBACK_DOC = (
     + " ... on NotFound { notFoundKind: kind message }"
     + " } }"
 )
+REM_STATUS_DOC = (
+    "query($project: String!) { remStatus(project: $project) { __typename"
+    " ... on RemPayload { items } " + _SCOPE_ERRORS + " " + _UNAVAILABLE + " } }"
+)
+FINDINGS_DOC = (
+    "query($project: String!, $status: String) { remFindings(project: $project, status: $status)"
+    " { __typename ... on RemPayload { items } " + _SCOPE_ERRORS + " " + _UNAVAILABLE + " } }"
+)
+
+INSTRUCTIONS = (
+    "Long-term memory of past agent sessions. At the start of a task call `rules` (the project's "
+    "rules and preferences in force) and `context` with the task as the query; `search` finds "
+    "turns by words or meaning. Append what happens with `ingest_turns`, and report whether a "
+    "served lesson or correction helped with `record_feedback`. `rem_status` and `findings` show "
+    "the consolidation cycle's state and what it proposes for review."
+)
 
 
 @dataclass
 class _State:
     resources: Resources | None = None
-    principal: Principal | None = None
 
 
 class McpAccessError(Exception):
@@ -72,41 +111,52 @@ class McpAccessError(Exception):
 def build_mcp(
     settings: ApiSettings, services: ApiServices | None = None, *, key: str | None = None
 ) -> MCPServer[Any]:
-    """An MCP server exposing `context`, `search`, `ingest_turns` and `record_feedback`."""
+    """An MCP server exposing the tools in `TOOLS`, each call checked against the key."""
     from api.app import open_resources
 
     svc = services or ApiServices()
     schema = build_schema(settings)
     state = _State()
     secret = key or os.environ.get("REMGRAPH_API_KEY")
+    anonymous = settings.api.anonymous_dev and settings.env == "dev"
+    if not secret and not anonymous:
+        raise McpAccessError(
+            "set REMGRAPH_API_KEY (a key from `remgraph keys create`) or enable "
+            "REMGRAPH_API__ANONYMOUS_DEV in dev"
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
         async with open_resources(settings, svc) as resources:
-            if secret:
-                principal = await resources.resolver.resolve(secret)
-                if principal is None:
-                    raise McpAccessError("REMGRAPH_API_KEY is unknown or revoked")
-            elif settings.api.anonymous_dev and settings.env == "dev":
-                principal = ANONYMOUS
-            else:
-                raise McpAccessError(
-                    "set REMGRAPH_API_KEY (a key from `remgraph keys create`) or enable "
-                    "REMGRAPH_API__ANONYMOUS_DEV in dev"
-                )
-            state.resources, state.principal = resources, principal
-            yield
+            if secret and await resources.resolver.resolve(secret) is None:
+                raise McpAccessError("REMGRAPH_API_KEY is unknown or revoked")
+            state.resources = resources
+            try:
+                yield
+            finally:
+                state.resources = None
 
     server: MCPServer[Any] = MCPServer(
-        name="remgraph",
-        instructions="Long-term memory: ranked context, search, appending turns, feedback.",
-        lifespan=lifespan,
+        name="remgraph", instructions=INSTRUCTIONS, lifespan=lifespan
     )
 
+    async def caller(resources: Resources) -> Principal:
+        """The key's principal now: revocation is seen like on HTTP (within the cache time)."""
+        if not secret:
+            return ANONYMOUS
+        try:
+            principal = await resources.resolver.resolve(secret)
+        except GraphUnavailableError as e:
+            raise ToolError("graph engine unavailable, retry shortly") from e
+        if principal is None:
+            raise ToolError("unknown or revoked API key (REMGRAPH_API_KEY)")
+        return principal
+
     async def run(doc: str, variables: dict[str, Any]) -> dict[str, Any]:
-        if state.resources is None or state.principal is None:
-            raise RuntimeError("the MCP server is not started")  # the lifespan sets both
-        ctx = Context(resources=state.resources, settings=settings, principal=state.principal)
+        resources = state.resources
+        if resources is None:
+            raise ToolError("the MCP server is not started")  # the lifespan sets it
+        ctx = Context(resources=resources, settings=settings, principal=await caller(resources))
         result = await schema.execute(doc, variable_values=variables, context_value=ctx)
         if result.errors:
             return {"errors": [e.message for e in result.errors]}
@@ -143,6 +193,11 @@ def build_mcp(
         )
 
     @server.tool()
+    async def rules(project: str | None = None, limit: int = 50) -> dict[str, Any]:
+        """The project's rules and preferences in force now: rules first, heaviest first."""
+        return await run(RULES_DOC, {"project": project, "limit": limit})
+
+    @server.tool()
     async def ingest_turns(
         project: str, session_key: str, turns: list[dict[str, Any]], title: str = ""
     ) -> dict[str, Any]:
@@ -166,6 +221,16 @@ def build_mcp(
             FEEDBACK_DOC,
             {"input": {"project": project, "itemId": item_id, "signal": signal.upper()}},
         )
+
+    @server.tool()
+    async def rem_status(project: str) -> dict[str, Any]:
+        """The REM cycle's jobs for a project: last run, summary, next due."""
+        return await run(REM_STATUS_DOC, {"project": project})
+
+    @server.tool()
+    async def findings(project: str, status: str | None = None) -> dict[str, Any]:
+        """What the REM cycle proposes for review (open, or with `status`)."""
+        return await run(FINDINGS_DOC, {"project": project, "status": status})
 
     return server
 

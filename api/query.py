@@ -11,6 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.context import Context, ForbiddenError
+from api.rules import RulesResult, resolve_rules
 from api.types.context import (
     ContextItem,
     ContextKind,
@@ -289,6 +290,11 @@ class Query:
             for h in hits[offset:want]
         ]
         return make_connection(SearchHitConnection, page, offset, first)
+
+    @strawberry.field
+    async def rules(self, info: Info, project: str | None = None, limit: int = 50) -> RulesResult:
+        """Rules and preferences in force now: rules first, then by effective weight."""
+        return await resolve_rules(info, project, limit)
 
     @strawberry.field
     async def project(self, info: Info, id: str) -> ProjectResult:

@@ -191,11 +191,21 @@ def findings(
     asyncio.run(_findings(settings(), project, st, job, as_json))
 
 
-async def _report(s: ConsolidateSettings, project: str, out: Path | None) -> CycleReport:
-    """A report of the latest state: each job's last summary plus open findings; runs nothing."""
+async def _report(
+    s: ConsolidateSettings, project: str, out: Path | None, html: Path | None = None
+) -> CycleReport:
+    """A report of the latest state: each job's last summary plus open findings; runs nothing.
+
+    With `html`, also the self-contained HTML report with plots (`consolidate/report_html.py`).
+    """
     async with graph_session(s) as db:
         views = await rem_status(db=db, settings=s, project=project)
         open_ = await FindingRepository(db).list_findings(project, status="open", limit=200)
+        if html is not None:
+            from consolidate.report_html import collect, write_html
+
+            write_html(html, await collect(db, project, s))
+            console.print(f"wrote {html}")
     now = utc_now()
     reports = tuple(
         JobReport(
@@ -226,9 +236,20 @@ async def _report(s: ConsolidateSettings, project: str, out: Path | None) -> Cyc
 
 
 @rem_app.command("report")
-def report(project: ProjectOpt = ALL_PROJECTS, out: OutOpt = None) -> None:
+def report(
+    project: ProjectOpt = ALL_PROJECTS,
+    out: OutOpt = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write a self-contained HTML report with plots (topic weights over time, "
+            "graduation funnel, community sizes, ingest per day) to this file",
+        ),
+    ] = None,
+) -> None:
     """Write (and print) the admin report: last results per job, recommendations, gaps."""
-    rep = asyncio.run(_report(settings(), project, out))
+    rep = asyncio.run(_report(settings(), project, out, html))
     console.print(report_markdown(rep), highlight=False, markup=False)
 
 

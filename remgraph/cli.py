@@ -25,6 +25,7 @@ from graph.explore import instructions
 from ingest.cli import register as register_ingest
 from ingest.extract.cli import extract as extract_cmd
 from remgraph.eval import eval_app
+from remgraph.hooks.cli import hooks_app
 from remgraph.wiring import extraction_hooks
 
 app = typer.Typer(
@@ -43,6 +44,7 @@ api_app = typer.Typer(help="GraphQL schema tools.", no_args_is_help=True)
 api_app.command("export-schema")(export_schema)
 app.add_typer(api_app, name="api")
 app.add_typer(eval_app, name="eval")
+app.add_typer(hooks_app, name="hooks")
 
 err = Console(stderr=True)
 
@@ -104,17 +106,72 @@ def up(
     )
 
 
-@app.command()
+mcp_app = typer.Typer(
+    help="MCP over stdio for agents (no subcommand: serve); `config CLIENT` prints the setup.",
+)
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.callback(invoke_without_command=True)
 def mcp(
+    ctx: typer.Context,
     key: Annotated[str | None, typer.Option(help="API key (default: $REMGRAPH_API_KEY)")] = None,
 ) -> None:
-    """Serve context, search, ingest_turns and record_feedback over MCP (stdio)."""
-    from api.mcp import run_stdio
+    """Serve context, search, rules, ingest_turns, record_feedback, rem_status and findings."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from api.mcp import McpAccessError, run_stdio
     from remgraph.settings import Settings
     from remgraph.wiring import lazy_api_services
 
     s = Settings()
-    run_stdio(s, lazy_api_services(s), key=key)
+    try:
+        run_stdio(s, lazy_api_services(s), key=key)
+    except McpAccessError as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from e
+
+
+@mcp_app.command("config")
+def mcp_config(
+    client: Annotated[str, typer.Argument(help="claude-code | codex | generic")],
+    key: Annotated[
+        str | None, typer.Option(help="API key to put in the snippet (default: $REMGRAPH_API_KEY)")
+    ] = None,
+    project: Annotated[
+        list[str] | None,
+        typer.Option("--project", "-p", help="Create a new key for these projects instead"),
+    ] = None,
+) -> None:
+    """Print the exact snippet that registers `remgraph mcp` with an agent (key included)."""
+    import asyncio
+
+    from graph.connect import graph_session
+    from graph.repositories.api_keys import ApiKeyRepository
+    from remgraph.mcp_config import CLIENTS, KEY_VAR, WHERE, remgraph_command, settings_env, snippet
+    from remgraph.settings import Settings
+
+    if client not in CLIENTS:
+        raise typer.BadParameter(f"choose one of {', '.join(CLIENTS)}", param_hint="CLIENT")
+    secret = key
+    if secret is None and project:
+
+        async def create() -> str:
+            async with graph_session(Settings()) as db:
+                _, new = await ApiKeyRepository(db).create(f"mcp {client}", project)
+                return new
+
+        secret = asyncio.run(create())
+        err.print(f"created a key for {', '.join(project)} (shown once, in the snippet)")
+    secret = secret or os.environ.get(KEY_VAR)
+    if not secret:
+        err.print(
+            f"[red]error:[/] no key: pass --key rg_..., set {KEY_VAR}, or --project P to create one"
+        )
+        raise typer.Exit(2)
+    text = snippet(client, secret, remgraph_command(), settings_env())  # type: ignore[arg-type]  # checked against CLIENTS
+    err.print(f"# {WHERE[client]}:", soft_wrap=True, highlight=False)
+    typer.echo(text, nl=False)
 
 
 def _describe_validation(e: ValidationError) -> str:

@@ -15,6 +15,8 @@ from rich.table import Table
 
 from ai.embed import make_embedder
 from api.app import create_app
+from api.graphiql import graphiql_enabled
+from api.ready import wait_until_ready
 from graph.connect import open_graph
 from graph.migrate import migrate
 from graph.repositories.api_keys import ApiKeyRepository
@@ -60,6 +62,19 @@ def _curl_example(host: str, port: int, secret: str, projects: Sequence[str]) ->
     )
 
 
+def _ready_lines(settings: Settings, host: str, port: int, engine: str, curl: str) -> list[str]:
+    """What `serve`/`up` print once the API is ready: the URL, GraphiQL, a ready-to-paste curl."""
+    url = f"http://{host}:{port}/graphql"
+    lines = [f"[green]remgraph API[/] on {url} (engine: {engine}; Ctrl-C stops)"]
+    if graphiql_enabled(settings.api.graphiql, host):
+        lines.append(f"GraphiQL: open {url} in a browser and paste the API key")
+    else:
+        lines.append("GraphiQL is off on this interface (REMGRAPH_API__GRAPHIQL=true turns it on)")
+    if curl:
+        lines.append(curl)
+    return lines
+
+
 async def serve(
     settings: Settings,
     *,
@@ -98,6 +113,7 @@ async def serve(
                 f"{report.timings.get('total', 0):.1f}",
             )
             console.print(table)
+        curl = ""
         if create_key:
             projects = [p.id for p in await ProjectRepository(conn.db).list(limit=1000)]
             _, secret = await ApiKeyRepository(conn.db).create("remgraph up", projects)
@@ -105,18 +121,21 @@ async def serve(
                 f"API key for projects {', '.join(projects) or '(none yet)'} "
                 f"(shown once):\n  [bold]{secret}[/]"
             )
-            console.print(
-                _curl_example(host, port, secret, projects), highlight=False, soft_wrap=True
-            )
+            curl = _curl_example(host, port, secret, projects)
+        # The app must know where it listens: GraphiQL is on by default only on loopback.
+        settings = settings.model_copy(
+            update={"api": settings.api.model_copy(update={"host": host, "port": port})}
+        )
         app = create_app(settings, api_services(conn.db, settings, embedder))
         server = _Server(
             uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         )
-        console.print(
-            f"[green]remgraph API[/] on http://{host}:{port}/graphql "
-            f"(engine: {conn.db.address}; Ctrl-C stops)"
-        )
-        await server.serve()
+        serving = asyncio.create_task(server.serve())
+        # Announce only once the port answers and /readyz is ready, so a pasted curl works.
+        if await wait_until_ready(serving, host, port):
+            for line in _ready_lines(settings, host, port, conn.db.address, curl):
+                console.print(line, highlight=False, soft_wrap=True)
+        await serving
     finally:
         await conn.close()
         if conn.started_server:

@@ -26,6 +26,7 @@ _LINKS = {
 }
 _SOURCES = Q("correction.sources")
 _LINKS_OF = Q("correction.links")
+_CURRENT_RULES = Q("correction.current_rules")
 
 CorrectionLink = Literal["DUPLICATE_OF", "RELATED_TO", "SUPERSEDES", "CONTRADICTS"]
 
@@ -54,6 +55,18 @@ class CorrectionRepository(DerivedRepository[Correction]):
     async def list_by_project(self, project: str, *, now: int | None = None) -> list[Correction]:
         """Current corrections of `project`, oldest first."""
         rows = await self._db.read(_LIST, project=project, now=now if now is not None else now_ms())
+        return [correction_from_record(r["props"]) for r in rows]
+
+    async def current_rules(
+        self, projects: Sequence[str], statuses: Sequence[str], *, now: int
+    ) -> list[Correction]:
+        """Open corrections of `projects` (`*` = all) with a status in `statuses` or confirmed.
+
+        The candidates of a project's rules; `knowledge.rules.current_rules` decides and orders.
+        """
+        rows = await self._db.read(
+            _CURRENT_RULES, projects=list(projects), statuses=list(statuses), now=now
+        )
         return [correction_from_record(r["props"]) for r in rows]
 
     async def close_many(self, ids_valid_to: Sequence[tuple[str, int]], *, now: int) -> list[str]:

@@ -23,6 +23,7 @@ QUERIES = {
     " ... on SearchHitConnection { nodes { id turn { text project } } } }"
     ' c: search(query: "dance studio", mode: HYBRID, first: 50) {'
     " ... on SearchHitConnection { nodes { id turn { text project } } } } }",
+    "rules": "{ rules(limit: 50) { ... on RulesPayload { items { id project text } } } }",
     "project": '{ project(id: "beta") { __typename ... on Project { id } } }',
     "projects": "{ projects(first: 50) { ... on ProjectConnection { nodes { id } } } }",
     "session": '{ session(id: "ses_beta") { __typename ... on Session { id title } } }',
@@ -42,6 +43,7 @@ QUERIES = {
 NAMED = {
     "context": '{ context(query: "launch code", project: "beta") { __typename } }',
     "search": '{ search(query: "launch code", project: "beta") { __typename } }',
+    "rules": '{ rules(project: "beta") { __typename } }',
     "sessions": '{ sessions(project: "beta") { __typename } }',
     "lessons": '{ lessons(project: "beta") { __typename } }',
     "corrections": '{ corrections(project: "beta") { __typename } }',

@@ -1,0 +1,86 @@
+"""`rules(project)`: a project's current rules and preferences, for agents at session start.
+
+What counts as current, and the order, is `knowledge.rules.current_rules` (read through
+`recall.rules`); this module only checks arguments and scope and maps the result.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+
+from api.context import Context, ForbiddenError
+from api.types.errors import Forbidden, InvalidInput
+from core.timeutil import from_ms
+from graph.errors import InvalidInputError
+from recall.rules import CurrentRule, read_current_rules
+
+Info = strawberry.Info[Context, None]
+
+
+@strawberry.type
+class Rule:
+    """A correction in force: a confirmed or graduated rule, or a preference."""
+
+    id: strawberry.ID
+    project: str
+    status: str
+    """`rule` (confirmed or graduated) or `preference`."""
+    confirmed: bool
+    text: str
+    """The instruction to follow."""
+    type: str
+    original_behaviour: str
+    corrected_behaviour: str
+    confidence: float
+    reinforcement: float
+    effective_weight: float
+    """Confidence × reinforcement^0.5 × exp(−days since last seen / half-life), as of now."""
+    last_seen: datetime | None
+    source_turn_ids: list[str]
+
+    @classmethod
+    def from_domain(cls, r: CurrentRule) -> Rule:
+        c = r.correction
+        return cls(
+            id=strawberry.ID(c.id),
+            project=c.project,
+            status=r.status,
+            confirmed=c.confirmed,
+            text=r.text,
+            type=c.type,
+            original_behaviour=c.original_behaviour,
+            corrected_behaviour=c.corrected_behaviour,
+            confidence=c.confidence,
+            reinforcement=c.reinforcement,
+            effective_weight=r.effective_weight,
+            last_seen=c.last_seen,
+            source_turn_ids=list(c.source_turn_ids),
+        )
+
+
+@strawberry.type
+class RulesPayload:
+    """The rules in force at `asOf` (now), rules before preferences, heaviest first."""
+
+    items: list[Rule]
+    as_of: datetime
+
+
+RulesResult = Annotated[RulesPayload | InvalidInput | Forbidden, strawberry.union("RulesResult")]
+
+
+async def resolve_rules(info: Info, project: str | None, limit: int) -> RulesResult:
+    """The `rules` field: the caller's projects (or `project`), as of the request time."""
+    ctx = info.context
+    try:
+        scope = ctx.scope(project)
+        limit = ctx.check_first(limit, "limit")
+    except InvalidInputError as e:
+        return InvalidInput(field=e.field, message=str(e))
+    except ForbiddenError as e:
+        return Forbidden(project=e.project, message=str(e))
+    rules = await read_current_rules(ctx.resources.db, scope, now_ms=ctx.now_ms, limit=limit)
+    return RulesPayload(items=[Rule.from_domain(r) for r in rules], as_of=from_ms(ctx.now_ms))

@@ -1,0 +1,104 @@
+"""What counts as a project's current rules and preferences, and in which order they come.
+
+`current_rules` is the one definition: the GraphQL `rules` query, the MCP `rules` tool, the Python
+client and the SessionStart hook all read through it (`recall.rules`). The graph query that feeds
+it (`correction.current_rules`) only narrows the candidates with `CURRENT_STATUSES`; the decision
+and the order are made here, so refining "current" (trust, contradictions, feedback) means
+changing this module alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.timeutil import days_between, to_ms
+from graph.models import Correction, CorrectionStatus
+from knowledge.scoring import STATUS_ORDER, correction_effective_weight
+
+__all__ = [
+    "CURRENT_STATUSES",
+    "CurrentRule",
+    "current_rules",
+    "effective_status",
+    "is_current",
+    "status_with_confirmation",
+]
+
+CURRENT_STATUSES: tuple[CorrectionStatus, ...] = ("preference", "rule")
+"""Graduation stages that are in force on their own; a confirmed correction is in force at any
+stage (confirming makes it a rule)."""
+
+
+@dataclass(frozen=True)
+class CurrentRule:
+    """A correction in force, with the status and weight it is ranked by.
+
+    Attributes:
+        correction: the stored correction.
+        status: `rule` when confirmed, else its graduation status.
+        effective_weight: `confidence × reinforcement^g × exp(−days since last seen / half-life)`
+            as of the read time (the same weight `context` ranks corrections by).
+    """
+
+    correction: Correction
+    status: CorrectionStatus
+    effective_weight: float
+
+    @property
+    def text(self) -> str:
+        """The instruction: the rule text, else what the user wanted instead."""
+        c = self.correction
+        return c.rule_text.strip() or c.corrected_behaviour.strip() or c.original_behaviour.strip()
+
+
+def effective_status(c: Correction) -> CorrectionStatus:
+    """The status a correction is ranked by: confirmed ones are rules."""
+    return status_with_confirmation(c.status, c.confirmed)
+
+
+def status_with_confirmation(status: CorrectionStatus, confirmed: bool) -> CorrectionStatus:
+    """A stored status as it counts: a person's confirmation makes any correction a rule."""
+    return "rule" if confirmed else status
+
+
+def is_current(c: Correction, now_ms: int) -> bool:
+    """True when `c` is a rule or preference in force at `now_ms`.
+
+    In force: valid and the current record at `now_ms`, and graduated to a status in
+    `CURRENT_STATUSES` or confirmed by a person.
+    """
+    if to_ms(c.valid_from) > now_ms or to_ms(c.recorded_at) > now_ms:
+        return False
+    if c.valid_to is not None and to_ms(c.valid_to) <= now_ms:
+        return False
+    if c.expired_at is not None and to_ms(c.expired_at) <= now_ms:
+        return False
+    return c.confirmed or c.status in CURRENT_STATUSES
+
+
+def _weight(c: Correction, now_ms: int) -> float:
+    seen = c.last_seen or c.valid_from
+    return correction_effective_weight(
+        c.confidence,
+        c.reinforcement,
+        days_between(to_ms(seen), now_ms),
+        half_life_days=c.half_life_days,
+    )
+
+
+def current_rules(
+    candidates: Iterable[Correction], *, now_ms: int, limit: int | None = None
+) -> list[CurrentRule]:
+    """The corrections of `candidates` in force at `now_ms`, rules first, then by weight.
+
+    Order: effective status (rule before preference before pattern before correction), then
+    effective weight (heaviest first), then id, so equal inputs always give the same list.
+    """
+    rules = [
+        CurrentRule(c, effective_status(c), round(_weight(c, now_ms), 6))
+        for c in candidates
+        if is_current(c, now_ms)
+    ]
+    rules.sort(key=lambda r: (-STATUS_ORDER[r.status], -r.effective_weight, r.correction.id))
+    return rules if limit is None else rules[:limit]

@@ -1,0 +1,83 @@
+"""`rules(project)`: the rules and preferences in force, scoped by the key, in ranking order."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graph.models import Correction, utc_now
+from graph.repositories.corrections import CorrectionRepository
+from tests.integration.api.conftest import gql
+
+RULES = """
+query($p: String, $limit: Int! = 50) {
+  rules(project: $p, limit: $limit) {
+    __typename
+    ... on RulesPayload { asOf items { id project status confirmed text effectiveWeight } }
+    ... on Forbidden { project }
+    ... on InvalidInput { field }
+  }
+}
+"""
+
+
+async def _seed_rules(db) -> None:
+    now = utc_now()
+    day = timedelta(days=1)
+
+    def c(id: str, project: str, **kw) -> Correction:
+        kw.setdefault("valid_from", now - 10 * day)
+        kw.setdefault("recorded_at", now - 10 * day)
+        kw.setdefault("last_seen", now - day)
+        return Correction(id=id, project=project, rule_text=f"{id} text", **kw)
+
+    await CorrectionRepository(db).upsert_many(
+        [
+            c("cor_rule_light", "alpha", status="rule", confidence=0.3),
+            c("cor_rule_heavy", "alpha", status="rule", confidence=0.9, reinforcement=4),
+            c("cor_pref", "alpha", status="preference", confidence=1.0, reinforcement=9),
+            c("cor_confirmed", "alpha", status="correction", confirmed=True, confidence=0.5),
+            c("cor_pattern", "alpha", status="pattern", confidence=1.0),
+            c("cor_closed", "alpha", status="rule", valid_to=now - day, expired_at=now - day),
+            c("cor_beta_rule", "beta", status="rule", confidence=0.8),
+        ]
+    )
+
+
+async def test_rules_are_the_open_graduated_or_confirmed_corrections_in_order(
+    client, keys, graph_db
+):
+    await _seed_rules(graph_db)
+    r = await gql(client, RULES, keys["alpha"], p="alpha")
+    data = r.json()["data"]["rules"]
+    assert data["__typename"] == "RulesPayload"
+    assert [i["id"] for i in data["items"]] == [
+        "cor_rule_heavy",
+        "cor_confirmed",
+        "cor_rule_light",
+        "cor_pref",
+    ]
+    assert [i["status"] for i in data["items"]] == ["rule", "rule", "rule", "preference"]
+    assert data["items"][1]["confirmed"] is True
+    assert data["items"][0]["text"] == "cor_rule_heavy text"
+    weights = [i["effectiveWeight"] for i in data["items"][:3]]
+    assert weights == sorted(weights, reverse=True)
+
+
+async def test_rules_are_scoped_by_the_key(client, keys, graph_db):
+    await _seed_rules(graph_db)
+    # no project: every project of the key, and only those
+    mine = (await gql(client, RULES, keys["alpha"])).json()["data"]["rules"]["items"]
+    assert {i["project"] for i in mine} == {"alpha"}
+    denied = (await gql(client, RULES, keys["alpha"], p="beta")).json()["data"]["rules"]
+    assert denied == {"__typename": "Forbidden", "project": "beta"}
+    both = (await gql(client, RULES, keys["all"])).json()["data"]["rules"]["items"]
+    assert {i["id"] for i in both} >= {"cor_beta_rule", "cor_rule_heavy"}
+    limited = (await gql(client, RULES, keys["all"], limit=2)).json()["data"]["rules"]["items"]
+    assert len(limited) == 2
+    bad = (await gql(client, RULES, keys["alpha"], limit=0)).json()["data"]["rules"]
+    assert bad == {"__typename": "InvalidInput", "field": "limit"}
+
+
+async def test_a_new_project_has_no_rules_yet(client, keys):
+    r = await gql(client, RULES, keys["beta"], p="beta")
+    assert r.json()["data"]["rules"]["items"] == []  # the seeded correction is not graduated
