@@ -13,7 +13,6 @@ from strawberry.scalars import JSON
 from api.context import Context, ForbiddenError
 from api.types.context import (
     ContextItem,
-    ContextKind,
     ContextPayload,
     SearchHit,
     SearchHitConnection,
@@ -41,8 +40,9 @@ from api.types.knowledge import (
 from api.types.pagination import decode_cursor, make_connection
 from core.timeutil import from_ms, now_ms
 from graph.errors import InvalidInputError, NotFoundError
+from graph.kinds import ItemKind
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRecord
-from recall.ranking import FULLTEXT, VECTOR, ItemKind, Ranked, rrf
+from recall.ranking import FULLTEXT, VECTOR, Ranked, rrf
 from recall.retrieval import Hit, parse_time
 
 Info = strawberry.Info[Context, None]
@@ -195,7 +195,7 @@ class Query:
         known_at: datetime | None = None,
         token_budget: int | None = None,
         limit: int = 20,
-        kinds: list[ContextKind] | None = None,
+        kinds: list[ItemKind] | None = None,
     ) -> ContextResult:
         """The best context for `query` that fits `tokenBudget`, ranked, with the reasons."""
         ctx = info.context
@@ -216,7 +216,7 @@ class Query:
                 token_budget=budget,
                 as_of=parse_time(as_of),
                 known_at=parse_time(known_at),
-                kinds=None if kinds is None else frozenset(k.to_item_kind() for k in kinds),
+                kinds=None if kinds is None else frozenset(kinds),
             )
         except EXPECTED as e:
             return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
@@ -285,7 +285,7 @@ class Query:
         else:
             hits = ft if mode is SearchMode.FULLTEXT else vec
         page = [
-            SearchHit(id=strawberry.ID(h.id), score=h.score, kind=ContextKind.TURN)
+            SearchHit(id=strawberry.ID(h.id), score=h.score, kind=ItemKind.TURN)
             for h in hits[offset:want]
         ]
         return make_connection(SearchHitConnection, page, offset, first)

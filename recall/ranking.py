@@ -30,25 +30,13 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
+from graph.kinds import ItemKind
 from recall.config import RankingSection
 from recall.understand import QueryIntent
 
 _DAY_MS = 86_400_000
 _WORDS = re.compile(r"[a-z0-9]+")
-
-
-class ItemKind(StrEnum):
-    """Kinds of context item."""
-
-    TURN = "turn"
-    LESSON = "lesson"
-    CORRECTION = "correction"
-    FACT = "fact"
-    TOPIC = "topic"
-    REFERENCE_LAYER = "reference_layer"
-    PRIMER = "primer"
 
 
 FULLTEXT = "fulltext"

@@ -23,6 +23,7 @@ from core.timeutil import OPEN, from_ms, now_ms
 from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
 from graph.errors import GraphError
+from graph.kinds import ItemKind
 from knowledge.scoring import correction_effective_weight, days_between
 from recall.config import RankingSection
 from recall.lexical import bm25, prune_terms
@@ -30,7 +31,6 @@ from recall.ranking import (
     FULLTEXT,
     VECTOR,
     Candidate,
-    ItemKind,
     Ranked,
     mmr_pack,
     mmr_pool_size,
@@ -55,16 +55,6 @@ _KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
 _KNOWLEDGE_VECTOR = Q("context.knowledge_vector")
 _KNOWLEDGE_SIMILARITY = Q("context.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
-_KNOWLEDGE_KINDS = frozenset(
-    {
-        ItemKind.LESSON,
-        ItemKind.CORRECTION,
-        ItemKind.FACT,
-        ItemKind.TOPIC,
-        ItemKind.REFERENCE_LAYER,
-        ItemKind.PRIMER,
-    }
-)
 
 _SPEAKER_TTL_S = 60.0
 _DF_TTL_S = 300.0

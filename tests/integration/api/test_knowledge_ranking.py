@@ -6,11 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graph.kinds import ItemKind
 from graph.models import Correction, Turn
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.turns import TurnRepository
 from recall.config import RankingSection
-from recall.ranking import FULLTEXT, VECTOR, ItemKind
+from recall.ranking import FULLTEXT, VECTOR
 from recall.retrieval import RetrievalService
 from tests.shared_embedder import shared_local_embedder
 
