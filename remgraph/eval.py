@@ -28,6 +28,7 @@ from core.timeutil import now_ms
 from graph.connect import open_graph
 from graph.db import GraphDB
 from graph.migrate import migrate
+from graph.repositories.recall import RecallRepository
 from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
@@ -87,7 +88,7 @@ async def evaluate_locomo(
             db, settings, [subset], fmt="locomo", run_hooks=False, embedder=emb
         )
     ingest_s = time.perf_counter() - t0
-    retrieval = RetrievalService(db, emb, settings.ranking)
+    retrieval = RetrievalService(RecallRepository(db), emb, settings.ranking)
     k_max = max(KS)
     results: dict[str, list[QuestionResult]] = {m: [] for m in METHODS}
     questions = [(s, qa) for s in samples for qa in s.get("qa", [])]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import strawberry
@@ -13,6 +12,7 @@ from api.types.pagination import Connection
 from core.timeutil import from_ms
 from graph.kinds import ItemKind
 from recall.ranking import Ranked
+from recall.search import SearchMode
 
 if TYPE_CHECKING:
     from api.context import Context
@@ -22,13 +22,8 @@ ContextKind = strawberry.enum(ItemKind, name="ContextKind")
 and return `ItemKind` members and fields are annotated with `ItemKind`."""
 
 
-@strawberry.enum
-class SearchMode(Enum):
-    """How `search` finds turns."""
-
-    FULLTEXT = "fulltext"
-    VECTOR = "vector"
-    HYBRID = "hybrid"
+SearchModeType = strawberry.enum(SearchMode, name="SearchMode")
+"""The GraphQL enum generated from `recall.search.SearchMode` (the same class)."""
 
 
 @strawberry.type

@@ -6,7 +6,7 @@
 //      the turns within `window` steps along NEXT (same session) of the best hits `top`, each with
 //      the cosine similarity to the query; never crosses projects. Neighbour links are read from
 //      (session_id, ordinal) by the caller. Not the text: only the few turns that packing looks
-//      at need it (`context.turn_texts`).
+//      at need it (`recall.turn_texts`).
 MATCH (h:Turn)
 WHERE h.id IN $ids AND (h.project IN $projects OR '*' IN $projects)
 OPTIONAL MATCH (h)-[:NEXT*1..3]-(n:Turn)
@@ -19,4 +19,4 @@ RETURN t.id AS id, t.project AS project, t.session_id AS session_id, t.ordinal A
        t.speaker AS speaker, t.token_estimate AS tokens,
        t.valid_from AS valid_from, t.valid_to AS valid_to,
        s.quality AS quality,
-       CASE WHEN $vector IS NULL OR t.embedding IS NULL THEN null ELSE 2.0 * vector.similarity.cosine(t.embedding, $vector) - 1.0 END AS similarity
+       CASE WHEN $vector IS NULL OR t.embedding IS NULL THEN null ELSE 1.0 - vec.cosineDistance(t.embedding, vecf32($vector)) END AS similarity
