@@ -179,7 +179,10 @@ class KnowledgePool:
         derived: Sequence[KnowledgeHit],
         similarity: Mapping[str, float],
     ) -> KnowledgePool:
-        """Merge the three sources; vector hits bring their own similarity (their score)."""
+        """Merge the three sources; vector hits bring their own similarity (their score).
+
+        Fulltext hits come best first; vector hits are ranked by score, equal scores by id.
+        """
         pool = cls()
         for h in (*by_text, *by_vector, *derived):
             pool.hits.setdefault(h.id, h)
@@ -188,7 +191,7 @@ class KnowledgePool:
         for i, h in enumerate(by_text, start=1):
             pool.ranks[h.id].setdefault(FULLTEXT, i)
         pool.similarity = dict(similarity)
-        for i, h in enumerate(sorted(by_vector, key=lambda x: -x.score), 1):
+        for i, h in enumerate(sorted(by_vector, key=lambda x: (-x.score, x.id)), 1):
             pool.ranks[h.id].setdefault(VECTOR, i)
             pool.similarity[h.id] = h.score
         return pool

@@ -274,7 +274,11 @@ class RecallRepository:
         as_of: int,
         known_at: int,
     ) -> list[KnowledgeHit]:
-        """Up to `k` items per kind matching any word of `text`, best engine score first."""
+        """Up to `k` items per kind matching any word of `text`, best engine score first.
+
+        Equal scores go by id, in the query's per-kind cut and here, so the list ranks built from
+        this order do not depend on how the engine happens to return ties.
+        """
         q = self._db.fulltext_query(text)
         if not q or not projects:
             return []
@@ -288,7 +292,7 @@ class RecallRepository:
             known_at=known_at,
         )
         hits = [_knowledge_hit(r, r["turn_ids"]) for r in rows]
-        hits.sort(key=lambda h: -h.score)
+        hits.sort(key=lambda h: (-h.score, h.id))
         return hits
 
     async def knowledge_vector(

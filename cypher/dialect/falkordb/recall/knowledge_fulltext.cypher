@@ -12,7 +12,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, score ORDER BY score DESC LIMIT $k
+WITH n, score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
 RETURN 'lesson' AS kind, n.id AS id, n.project AS project, coalesce(n.title, '') + ': ' + coalesce(n.content, '') AS text, score AS score,
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
@@ -26,7 +26,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, score ORDER BY score DESC LIMIT $k
+WITH n, score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
 RETURN 'correction' AS kind, n.id AS id, n.project AS project, coalesce(n.rule_text, n.corrected_behaviour, '') AS text, score AS score,
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
@@ -40,7 +40,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, score ORDER BY score DESC LIMIT $k
+WITH n, score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
 RETURN 'fact' AS kind, n.id AS id, n.project AS project, coalesce(n.statement, '') AS text, score AS score,
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
@@ -54,7 +54,7 @@ WITH n, score
 WHERE (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, score ORDER BY score DESC LIMIT $k
+WITH n, score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (t:Turn)-[:MENTIONS]->(n)
 WHERE t.project IN $projects OR '*' IN $projects
 WITH n, score, collect(t.id) AS tids
@@ -69,7 +69,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, score ORDER BY score DESC LIMIT $k
+WITH n, score ORDER BY score DESC, n.id LIMIT $k
 RETURN 'reference_layer' AS kind, n.id AS id, n.project AS project,
        coalesce(n.title, '') + ': ' + coalesce(n.text, '') AS text, score AS score,
        null AS confidence, null AS weight, null AS effectiveness, null AS reinforcement,
@@ -82,7 +82,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, score ORDER BY score DESC LIMIT $k
+WITH n, score ORDER BY score DESC, n.id LIMIT $k
 RETURN 'primer' AS kind, n.id AS id, n.project AS project, coalesce(n.text, '') AS text,
        score AS score, null AS confidence, null AS weight, null AS effectiveness,
        null AS reinforcement, null AS last_seen, null AS half_life_days, n.period AS status,

@@ -11,7 +11,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC LIMIT $k
+WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
 RETURN 'lesson' AS kind, n.id AS id, n.project AS project, coalesce(n.title, '') + ': ' + coalesce(n.content, '') AS text, score AS score,
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
@@ -24,7 +24,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC LIMIT $k
+WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
 RETURN 'correction' AS kind, n.id AS id, n.project AS project, coalesce(n.rule_text, n.corrected_behaviour, '') AS text, score AS score,
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
@@ -37,7 +37,7 @@ WITH n, score
 WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC LIMIT $k
+WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (n)-[:DERIVED_FROM]->(t:Turn)
 RETURN 'fact' AS kind, n.id AS id, n.project AS project, coalesce(n.statement, '') AS text, score AS score,
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
@@ -50,7 +50,7 @@ WITH n, score
 WHERE (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
-WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC LIMIT $k
+WITH n, 2.0 * score - 1.0 AS score ORDER BY score DESC, n.id LIMIT $k
 OPTIONAL MATCH (t:Turn)-[:MENTIONS]->(n)
 WHERE t.project IN $projects OR '*' IN $projects
 WITH n, score, collect(t.id) AS tids
