@@ -128,13 +128,13 @@ def _turn_facts(r: Mapping[str, Any]) -> TurnFacts:
     )
 
 
-def _knowledge_hit(r: Mapping[str, Any], turn_ids: Sequence[str] | None) -> KnowledgeHit:
+def _knowledge_hit(r: Mapping[str, Any]) -> KnowledgeHit:
     return KnowledgeHit(
         kind=ItemKind(r["kind"]),
         id=r["id"],
         project=r["project"],
         text=r["text"] or "",
-        score=float(r.get("score") or 0.0),
+        score=float(r["score"] or 0.0),
         confidence=_opt_float(r["confidence"]),
         weight=_opt_float(r["weight"]),
         effectiveness=_opt_float(r["effectiveness"]),
@@ -144,7 +144,7 @@ def _knowledge_hit(r: Mapping[str, Any], turn_ids: Sequence[str] | None) -> Know
         status=r["status"],
         valid_from=_opt_int(r["valid_from"]),
         valid_to=_end(r["valid_to"]),
-        turn_ids=tuple(turn_ids or ()),
+        turn_ids=tuple(r["turn_ids"] or ()),
     )
 
 
@@ -291,7 +291,7 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        hits = [_knowledge_hit(r, r["turn_ids"]) for r in rows]
+        hits = [_knowledge_hit(r) for r in rows]
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits
 
@@ -317,7 +317,7 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        return [_knowledge_hit(r, r["turn_ids"]) for r in rows]
+        return [_knowledge_hit(r) for r in rows]
 
     async def knowledge_similarity(
         self, ids: Sequence[str], projects: Sequence[str], vector: Sequence[float] | None
@@ -343,4 +343,4 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        return [_knowledge_hit(r, (r["turn_id"],)) for r in rows]
+        return [_knowledge_hit(r) for r in rows]
