@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight, days_between
-from recall.ranking import FULLTEXT, VECTOR, Candidate
+from recall.items import FULLTEXT, VECTOR, Candidate
 
 
 def list_ranks(lists: Iterable[tuple[str, Sequence[TurnHit]]]) -> dict[str, dict[str, int]]:

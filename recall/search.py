@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from graph.repositories.recall import TurnHit
 from recall.candidates import list_ranks
-from recall.ranking import rrf
+from recall.items import rrf
 
 
 class SearchMode(StrEnum):
