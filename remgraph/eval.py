@@ -28,8 +28,9 @@ from core.timeutil import now_ms
 from graph.connect import open_graph
 from graph.db import GraphDB
 from graph.migrate import migrate
-from graph.repositories.recall import RecallRepository
+from graph.repositories.recall import RecallRepository, TurnHit
 from ingest.config import IngestSettings
+from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import RetrievalService
@@ -81,73 +82,19 @@ async def evaluate_locomo(
         samples = samples[:conversations]
     emb = embedder or make_embedder(settings.embedding)
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        subset = Path(tmp) / "locomo.json"
-        subset.write_text(json.dumps(samples), encoding="utf-8")
-        report = await ingest_paths(
-            db, settings, [subset], fmt="locomo", run_hooks=False, embedder=emb
-        )
+    report = await _ingest(db, settings, samples, emb)
     ingest_s = time.perf_counter() - t0
-    retrieval = RetrievalService(RecallRepository(db), emb, settings.ranking)
-    k_max = max(KS)
-    results: dict[str, list[QuestionResult]] = {m: [] for m in METHODS}
     questions = [(s, qa) for s in samples for qa in s.get("qa", [])]
     # One batched forward pass for every question (the cache then serves each lookup).
     await emb.embed([str(qa.get("question", "")) for _, qa in questions])
     t1 = time.perf_counter()
-    latencies: list[float] = []
+    run = _Questions(RetrievalService(RecallRepository(db), emb, settings.ranking))
     with Progress(transient=True, disable=not show_progress) as bar:
         task = bar.add_task("LoCoMo questions", total=len(questions))
-        id_to_dia: dict[str, str] = {}
-        seen_projects: set[str] = set()
         for sample, qa in questions:
-            project = f"locomo-{sample.get('sample_id')}"
-            if project not in seen_projects:
-                keys = await retrieval.turn_keys((project,))
-                id_to_dia.update({tid: _dia(k) for k, tid in keys.items()})
-                seen_projects.add(project)
-            q = str(qa.get("question", ""))
-            cat = int(qa.get("category", 0))
-            evidence = parse_evidence(qa.get("evidence") or [])
-            scope = (project,)
-            now = now_ms()
-            s0 = time.perf_counter()
-            ctx = await retrieval.context(q, scope, limit=k_max, token_budget=None)
-            latencies.append((time.perf_counter() - s0) * 1000)
-            ranked: list[str] = []
-            for item in ctx.items:
-                for tid in item.candidate.turn_ids:
-                    d = id_to_dia.get(tid)
-                    if d and d not in ranked:
-                        ranked.append(d)
-            top = ctx.items[0].score if ctx.items else 0.0
-            results["remgraph"].append(QuestionResult(cat, evidence, tuple(ranked[:k_max]), top))
-            # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact
-            # BM25 ranking, not limited by the pool the context ranking uses.
-            ft = await retrieval.fulltext(
-                q, scope, k=k_max, as_of=now, known_at=now, pool=BASELINE_POOL
-            )
-            results["bm25"].append(
-                QuestionResult(
-                    cat,
-                    evidence,
-                    tuple(id_to_dia.get(h.id, h.id) for h in ft),
-                    ft[0].score if ft else 0.0,
-                )
-            )
-            vec = await retrieval.vector(
-                await retrieval.embed_query(q), scope, k=k_max, as_of=now, known_at=now
-            )
-            results["vector"].append(
-                QuestionResult(
-                    cat,
-                    evidence,
-                    tuple(id_to_dia.get(h.id, h.id) for h in vec),
-                    vec[0].score if vec else 0.0,
-                )
-            )
+            await run.ask(f"locomo-{sample.get('sample_id')}", qa)
             bar.advance(task)
-    lat = sorted(latencies)
+    lat = sorted(run.latencies)
     meta = {
         "file": path.name,
         "conversations": len(samples),
@@ -161,7 +108,77 @@ async def evaluate_locomo(
         "embedding": settings.embedding.model,
         "engine": str(settings.engine),
     }
-    return EvalOutcome({m: summarize(rs) for m, rs in results.items()}, meta)
+    return EvalOutcome({m: summarize(rs) for m, rs in run.results.items()}, meta)
+
+
+async def _ingest(
+    db: GraphDB, settings: EvalSettings, samples: list[Any], emb: Embedder
+) -> IngestReport:
+    """Ingest the samples through the same pipeline as `remgraph ingest` (no extraction)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subset = Path(tmp) / "locomo.json"
+        subset.write_text(json.dumps(samples), encoding="utf-8")
+        return await ingest_paths(
+            db, settings, [subset], fmt="locomo", run_hooks=False, embedder=emb
+        )
+
+
+class _Questions:
+    """Runs each question through `context` and the two baselines; keeps what each returned."""
+
+    def __init__(self, retrieval: RetrievalService) -> None:
+        self.retrieval = retrieval
+        self.results: dict[str, list[QuestionResult]] = {m: [] for m in METHODS}
+        self.latencies: list[float] = []
+        self._dia: dict[str, str] = {}
+        """Turn id -> LoCoMo dialogue id, for the projects seen so far."""
+        self._projects: set[str] = set()
+
+    async def ask(self, project: str, qa: dict[str, Any]) -> None:
+        if project not in self._projects:
+            keys = await self.retrieval.turn_keys((project,))
+            self._dia.update({tid: _dia(k) for k, tid in keys.items()})
+            self._projects.add(project)
+        q = str(qa.get("question", ""))
+        cat = int(qa.get("category", 0))
+        evidence = parse_evidence(qa.get("evidence") or [])
+        scope = (project,)
+        now = now_ms()
+        ranked, top = await self._context(q, scope)
+        self.results["remgraph"].append(QuestionResult(cat, evidence, ranked, top))
+        for method, hits in (
+            ("bm25", await self._bm25(q, scope, now)),
+            ("vector", await self._vector(q, scope, now)),
+        ):
+            ids = tuple(self._dia.get(h.id, h.id) for h in hits)
+            self.results[method].append(
+                QuestionResult(cat, evidence, ids, hits[0].score if hits else 0.0)
+            )
+
+    async def _context(self, q: str, scope: tuple[str, ...]) -> tuple[tuple[str, ...], float]:
+        """The dialogue ids of `context`'s items, in order, and the best item's score."""
+        k_max = max(KS)
+        s0 = time.perf_counter()
+        ctx = await self.retrieval.context(q, scope, limit=k_max, token_budget=None)
+        self.latencies.append((time.perf_counter() - s0) * 1000)
+        ranked: list[str] = []
+        for item in ctx.items:
+            for tid in item.candidate.turn_ids:
+                d = self._dia.get(tid)
+                if d and d not in ranked:
+                    ranked.append(d)
+        return tuple(ranked[:k_max]), ctx.items[0].score if ctx.items else 0.0
+
+    async def _bm25(self, q: str, scope: tuple[str, ...], now: int) -> list[TurnHit]:
+        # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact
+        # BM25 ranking, not limited by the pool the context ranking uses.
+        return await self.retrieval.fulltext(
+            q, scope, k=max(KS), as_of=now, known_at=now, pool=BASELINE_POOL
+        )
+
+    async def _vector(self, q: str, scope: tuple[str, ...], now: int) -> list[TurnHit]:
+        vec = await self.retrieval.embed_query(q)
+        return await self.retrieval.vector(vec, scope, k=max(KS), as_of=now, known_at=now)
 
 
 def write_results(
