@@ -21,7 +21,6 @@ from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
 from api.config import ApiSettings
 from api.context import Context
 from api.graphiql import GraphiQLPage, graphiql_enabled
-from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
 from api.schema import build_schema
 from api.services import ApiServices, Resources
@@ -29,6 +28,8 @@ from graph.connect import open_graph
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository
+from graph.repositories.recall import RecallRepository
+from graph.repositories.scoped import ScopedRepository
 from recall.retrieval import RetrievalService
 
 log = logging.getLogger("remgraph.api")
@@ -150,9 +151,11 @@ async def open_resources(cfg: ApiSettings, svc: ApiServices) -> AsyncIterator[Re
         recorder.start()
         yield Resources(
             db=db,
-            reader=ScopedReader(db),
+            scoped=ScopedRepository(db),
             # queries of concurrent requests share one forward pass
-            retrieval=RetrievalService(db, BatchingEmbedder(embedder), cfg.ranking),
+            retrieval=RetrievalService(
+                RecallRepository(db), BatchingEmbedder(embedder), cfg.ranking
+            ),
             queries=queries,
             recorder=recorder,
             keys=keys,

@@ -37,23 +37,23 @@ class Loaders:
 
 def make_loaders(resources: Resources, principal: Principal) -> Loaders:
     """Loaders bound to one caller's scope."""
-    reader = resources.reader
+    scoped = resources.scoped
     scope = principal.projects
 
     async def projects(ids: list[str]) -> list[Project | None]:
-        return await reader.projects_get(ids, scope)
+        return await scoped.projects_get(ids, scope)
 
     async def sessions(ids: list[str]) -> list[Session | None]:
-        return await reader.get_many("session", ids, scope)
+        return await scoped.sessions.get_many(ids, scope)
 
     async def turns(ids: list[str]) -> list[Turn | None]:
-        return await reader.turns_get(ids, scope)
+        return await scoped.turns_get(ids, scope)
 
     async def session_turns(keys: list[tuple[str, int, int]]) -> list[list[Turn]]:
-        return await reader.session_turns(keys, scope)
+        return await scoped.session_turns(keys, scope)
 
     async def lesson_versions(ids: list[str]) -> list[list[LessonVersion]]:
-        return await reader.lesson_versions(ids, scope)
+        return await scoped.lesson_versions(ids, scope)
 
     return Loaders(
         project=DataLoader(load_fn=projects),

@@ -11,11 +11,12 @@ from strawberry.scalars import JSON
 
 from api.context import Context
 from api.ports import TurnInput
-from api.query import EXPECTED, error_type
+from api.query import REFUSED, refused
 from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from api.types.knowledge import Correction, Fact
 from core.timeutil import parse_ms
 from graph.errors import InvalidInputError
+from graph.kinds import ItemKind
 
 Info = strawberry.Info[Context, None]
 
@@ -102,10 +103,10 @@ class FeedbackSignal(Enum):
 
 @strawberry.enum
 class FeedbackKind(Enum):
-    """Items that take feedback."""
+    """Items that take feedback (each value is its `ItemKind`)."""
 
-    LESSON = "lesson"
-    CORRECTION = "correction"
+    LESSON = ItemKind.LESSON
+    CORRECTION = ItemKind.CORRECTION
 
 
 @strawberry.input
@@ -168,8 +169,8 @@ class Mutation:
             if not input.session_key.strip():
                 raise InvalidInputError("sessionKey", "must not be empty")
             turns = _validate_turns(input.turns, ctx.settings.api.max_ingest_turns)
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        except REFUSED as e:
+            return refused(e)
         if ingestor is None:
             return Unavailable(capability="ingest", message="no ingest pipeline is configured")
         try:
@@ -193,24 +194,29 @@ class Mutation:
         try:
             project = ctx.require_project(input.project)
             kind = _kind_of(input.item_id, input.kind)
-        except EXPECTED as e:
-            return error_type(e)
-        row = await ctx.resources.reader.record_feedback(
-            kind.value, input.item_id, (project,), ctx.now_ms, input.signal.value
+        except REFUSED as e:
+            return refused(e)
+        row = await ctx.resources.scoped.record_feedback(
+            kind.value,
+            input.item_id,
+            (project,),
+            now=ctx.now_ms,
+            helpful=input.signal is FeedbackSignal.HELPFUL,
+            harmful=input.signal is FeedbackSignal.HARMFUL,
         )
         if row is None:
             return NotFound(
-                kind=kind.value,
+                kind=str(kind.value),
                 id=input.item_id,
                 message=f"{kind.value} {input.item_id!r} not found in {project!r}",
             )
         return FeedbackPayload(
-            id=row["id"],
+            id=row.id,
             kind=kind,
-            usage_count=int(row["usage_count"]),
-            helpful_count=int(row["helpful_count"]),
-            harmful_count=int(row["harmful_count"]),
-            effectiveness=float(row["effectiveness"]),
+            usage_count=row.usage_count,
+            helpful_count=row.helpful_count,
+            harmful_count=row.harmful_count,
+            effectiveness=row.effectiveness,
         )
 
     @strawberry.mutation
@@ -221,9 +227,9 @@ class Mutation:
         ctx = info.context
         try:
             scope = ctx.require_project(project)
-        except EXPECTED as e:
-            return error_type(e)
-        c = await ctx.resources.reader.confirm_correction(id, (scope,), ctx.now_ms)
+        except REFUSED as e:
+            return refused(e)
+        c = await ctx.resources.scoped.confirm_correction(id, (scope,), ctx.now_ms)
         if c is None:
             return NotFound(kind="correction", id=id, message=f"correction {id!r} not found")
         return Correction.from_domain(c)
@@ -238,10 +244,10 @@ class Mutation:
             scope = ctx.require_project(project)
             if valid_to is not None and valid_to.tzinfo is None:
                 raise InvalidInputError("validTo", "needs a time zone")
-        except EXPECTED as e:
-            return error_type(e)
+        except REFUSED as e:
+            return refused(e)
         end = parse_ms(valid_to) or ctx.now_ms
-        f = await ctx.resources.reader.close_fact(id, (scope,), ctx.now_ms, end)
+        f = await ctx.resources.scoped.close_fact(id, (scope,), ctx.now_ms, end)
         if f is None:
             return NotFound(
                 kind="fact", id=id, message=f"no open fact {id!r} valid at {valid_to or 'now'}"
@@ -254,8 +260,8 @@ class Mutation:
         ctx = info.context
         try:
             scope = ctx.require_project(project)
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        except REFUSED as e:
+            return refused(e)
         cons = ctx.resources.services.consolidator
         if cons is None:
             return Unavailable(capability="consolidate", message="no consolidation is configured")
@@ -273,8 +279,8 @@ class Mutation:
             scope = ctx.require_project(project)
             if status not in {"approved", "rejected", "skipped"}:
                 raise InvalidInputError("status", "must be approved, rejected or skipped")
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        except REFUSED as e:
+            return refused(e)
         cons = ctx.resources.services.consolidator
         if cons is None:
             return Unavailable(capability="consolidate", message="no consolidation is configured")

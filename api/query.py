@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,11 +14,9 @@ from api.context import Context, ForbiddenError
 from api.rules import RulesResult, resolve_rules
 from api.types.context import (
     ContextItem,
-    ContextKind,
     ContextPayload,
     SearchHit,
     SearchHitConnection,
-    SearchMode,
     TimeRangeType,
 )
 from api.types.conversation import (
@@ -39,14 +37,18 @@ from api.types.knowledge import (
     Topic,
     TopicConnection,
 )
-from api.types.pagination import decode_cursor, make_connection
+from api.types.pagination import C, decode_cursor, make_connection
 from core.timeutil import from_ms, now_ms, parse_ms
-from graph.errors import InvalidInputError, NotFoundError
+from graph.errors import InvalidInputError
+from graph.kinds import ItemKind
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRecord
-from recall.ranking import FULLTEXT, VECTOR, ItemKind, Ranked, rrf
-from recall.retrieval import Hit
+from graph.repositories.scoped import ScopedPages
+from recall.ranking import Ranked
+from recall.search import SearchMode
 
 Info = strawberry.Info[Context, None]
+M = TypeVar("M")
+N = TypeVar("N")
 
 ContextResult = Annotated[
     ContextPayload | InvalidInput | Forbidden, strawberry.union("ContextResult")
@@ -113,18 +115,15 @@ TopicResult = Annotated[Topic | NotFound, strawberry.union("TopicResult")]
 ProjectsResult = Annotated[ProjectConnection | InvalidInput, strawberry.union("ProjectsResult")]
 
 
-def error_type(e: Exception) -> InvalidInput | NotFound | Forbidden:
-    """The schema type for an expected error; anything else is re-raised by the caller."""
-    if isinstance(e, InvalidInputError):
-        return InvalidInput(field=e.field, message=str(e))
-    if isinstance(e, NotFoundError):
-        return NotFound(kind=e.kind, id=e.id, message=str(e))
+REFUSED = (InvalidInputError, ForbiddenError)
+"""What argument and scope checks raise; resolvers answer them with `refused`."""
+
+
+def refused(e: InvalidInputError | ForbiddenError) -> InvalidInput | Forbidden:
+    """The schema type for a refused argument or project."""
     if isinstance(e, ForbiddenError):
         return Forbidden(project=e.project, message=str(e))
-    raise e
-
-
-EXPECTED = (InvalidInputError, NotFoundError, ForbiddenError)
+    return InvalidInput(field=e.field, message=str(e))
 
 
 def _check_query(query: str) -> str:
@@ -135,34 +134,27 @@ def _check_query(query: str) -> str:
     return query
 
 
-_PAGED: dict[str, tuple[Any, Any]] = {
-    "session": (Session, SessionConnection),
-    "lesson": (Lesson, LessonConnection),
-    "correction": (Correction, CorrectionConnection),
-    "fact": (Fact, FactConnection),
-    "topic": (Topic, TopicConnection),
-}
-
-
 async def _page(
     info: Info,
-    kind: str,
+    pages: ScopedPages[M],
+    node: Callable[[M], N],
+    conn: type[C],
     project: str | None,
     as_of: datetime | None,
     known_at: datetime | None,
     first: int,
     after: str | None,
-) -> Any:
+) -> C | InvalidInput | Forbidden:
+    """A page of one kind (`pages`, of the scoped repository), as of a time."""
     ctx = info.context
     try:
         scope = ctx.scope(project)
         first = ctx.check_first(first)
         offset = decode_cursor(after)
-    except EXPECTED as e:
-        return error_type(e)
+    except REFUSED as e:
+        return refused(e)
     now = ctx.now_ms
-    items = await ctx.resources.reader.page(
-        kind,
+    items = await pages.page(
         scope,
         project=project,
         as_of=parse_ms(as_of) or now,
@@ -170,16 +162,22 @@ async def _page(
         skip=offset,
         limit=first + 1,
     )
-    node, conn = _PAGED[kind]
-    return make_connection(conn, [node.from_domain(m) for m in items], offset, first)
+    return make_connection(conn, [node(m) for m in items], offset, first)
 
 
-async def _get(info: Info, kind: str, id: str) -> Any:
+async def _get(
+    info: Info,
+    pages: ScopedPages[M],
+    node: Callable[[M], N],
+    kind: ItemKind,
+    id: str,
+) -> N | NotFound:
+    """One item of a kind by id, or `NotFound` (unknown or not readable)."""
     ctx = info.context
-    [m] = await ctx.resources.reader.get_many(kind, [id], ctx.principal.projects)
+    [m] = await pages.get_many([id], ctx.principal.projects)
     if m is None:
-        return NotFound(kind=kind, id=id, message=f"{kind} {id!r} not found")
-    return _PAGED[kind][0].from_domain(m)
+        return NotFound(kind=str(kind), id=id, message=f"{kind} {id!r} not found")
+    return node(m)
 
 
 @strawberry.type
@@ -196,7 +194,7 @@ class Query:
         known_at: datetime | None = None,
         token_budget: int | None = None,
         limit: int = 20,
-        kinds: list[ContextKind] | None = None,
+        kinds: list[ItemKind] | None = None,
     ) -> ContextResult:
         """The best context for `query` that fits `tokenBudget`, ranked, with the reasons."""
         ctx = info.context
@@ -217,10 +215,10 @@ class Query:
                 token_budget=budget,
                 as_of=parse_ms(as_of),
                 known_at=parse_ms(known_at),
-                kinds=None if kinds is None else frozenset(k.to_item_kind() for k in kinds),
+                kinds=None if kinds is None else frozenset(kinds),
             )
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
+        except REFUSED as e:
+            return refused(e)
         _record(ctx, query, project, scope, result.items)
         items = [ContextItem.from_ranked(r) for r in result.items]
         return ContextPayload(
@@ -258,35 +256,18 @@ class Query:
             if want > ctx.settings.api.max_limit * 5:
                 raise InvalidInputError("after", "search pages end at 5 × the maximum page size")
             now = ctx.now_ms
-            as_of_ms = parse_ms(as_of) or now
-            known_ms = parse_ms(known_at) or now
-            ret = ctx.resources.retrieval
-            ft: list[Hit] = []
-            vec: list[Hit] = []
-            if mode in (SearchMode.FULLTEXT, SearchMode.HYBRID):
-                ft = await ret.fulltext(query, scope, k=want, as_of=as_of_ms, known_at=known_ms)
-            if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
-                if not ret.has_vectors and mode is SearchMode.VECTOR:
-                    raise InvalidInputError("mode", "no embedder is configured for VECTOR search")
-                v = await ret.embed_query(query)
-                vec = await ret.vector(v, scope, k=want, as_of=as_of_ms, known_at=known_ms)
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # NotFound cannot occur here
-        if mode is SearchMode.HYBRID:
-            ranks: dict[str, dict[str, int]] = {}
-            for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
-                for i, h in enumerate(hits, start=1):
-                    ranks.setdefault(h.id, {})[src] = i
-            k = ctx.settings.ranking.rrf_k
-            weights = {FULLTEXT: 1.0, VECTOR: 1.0}
-            fused = sorted(
-                ((rrf(r, weights, k), i) for i, r in ranks.items()), key=lambda x: (-x[0], x[1])
+            hits = await ctx.resources.retrieval.search(
+                query,
+                scope,
+                mode=mode,
+                k=want,
+                as_of=parse_ms(as_of) or now,
+                known_at=parse_ms(known_at) or now,
             )
-            hits = [Hit(i, s) for s, i in fused]
-        else:
-            hits = ft if mode is SearchMode.FULLTEXT else vec
+        except REFUSED as e:
+            return refused(e)
         page = [
-            SearchHit(id=strawberry.ID(h.id), score=h.score, kind=ContextKind.TURN)
+            SearchHit(id=strawberry.ID(h.id), score=h.score, kind=ItemKind.TURN)
             for h in hits[offset:want]
         ]
         return make_connection(SearchHitConnection, page, offset, first)
@@ -313,9 +294,9 @@ class Query:
         try:
             first = ctx.check_first(first)
             offset = decode_cursor(after)
-        except EXPECTED as e:
-            return error_type(e)  # type: ignore[return-value]  # only InvalidInput can occur here
-        items = await ctx.resources.reader.projects_page(ctx.principal.projects, offset, first + 1)
+        except InvalidInputError as e:
+            return InvalidInput(field=e.field, message=str(e))
+        items = await ctx.resources.scoped.projects_page(ctx.principal.projects, offset, first + 1)
         return make_connection(
             ProjectConnection, [Project.from_domain(p) for p in items], offset, first
         )
@@ -339,7 +320,17 @@ class Query:
         after: str | None = None,
     ) -> SessionsResult:
         """Sessions, newest first, as of a time."""
-        return await _page(info, "session", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(
+            info,
+            info.context.resources.scoped.sessions,
+            Session.from_domain,
+            SessionConnection,
+            project,
+            as_of,
+            known_at,
+            first,
+            after,
+        )
 
     @strawberry.field
     async def turn(self, info: Info, id: str) -> TurnResult:
@@ -352,7 +343,9 @@ class Query:
     @strawberry.field
     async def lesson(self, info: Info, id: str) -> LessonResult:
         """One lesson, with its version history."""
-        return await _get(info, "lesson", id)  # type: ignore[no-any-return]  # union
+        return await _get(
+            info, info.context.resources.scoped.lessons, Lesson.from_domain, ItemKind.LESSON, id
+        )
 
     @strawberry.field
     async def lessons(
@@ -365,7 +358,17 @@ class Query:
         after: str | None = None,
     ) -> LessonsResult:
         """Lessons valid at `asOf` as known at `knownAt`, newest first."""
-        return await _page(info, "lesson", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(
+            info,
+            info.context.resources.scoped.lessons,
+            Lesson.from_domain,
+            LessonConnection,
+            project,
+            as_of,
+            known_at,
+            first,
+            after,
+        )
 
     @strawberry.field
     async def corrections(
@@ -378,7 +381,17 @@ class Query:
         after: str | None = None,
     ) -> CorrectionsResult:
         """Corrections and rules valid at `asOf`, newest first."""
-        return await _page(info, "correction", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(
+            info,
+            info.context.resources.scoped.corrections,
+            Correction.from_domain,
+            CorrectionConnection,
+            project,
+            as_of,
+            known_at,
+            first,
+            after,
+        )
 
     @strawberry.field
     async def facts(
@@ -391,12 +404,24 @@ class Query:
         after: str | None = None,
     ) -> FactsResult:
         """Facts that held at `asOf` (default now) as known at `knownAt`."""
-        return await _page(info, "fact", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(
+            info,
+            info.context.resources.scoped.facts,
+            Fact.from_domain,
+            FactConnection,
+            project,
+            as_of,
+            known_at,
+            first,
+            after,
+        )
 
     @strawberry.field
     async def topic(self, info: Info, id: str) -> TopicResult:
         """One topic."""
-        return await _get(info, "topic", id)  # type: ignore[no-any-return]  # union
+        return await _get(
+            info, info.context.resources.scoped.topics, Topic.from_domain, ItemKind.TOPIC, id
+        )
 
     @strawberry.field
     async def topics(
@@ -409,25 +434,37 @@ class Query:
         after: str | None = None,
     ) -> TopicsResult:
         """Topics discussed in the readable projects, heaviest first."""
-        return await _page(info, "topic", project, as_of, known_at, first, after)  # type: ignore[no-any-return]  # union
+        return await _page(
+            info,
+            info.context.resources.scoped.topics,
+            Topic.from_domain,
+            TopicConnection,
+            project,
+            as_of,
+            known_at,
+            first,
+            after,
+        )
 
     @strawberry.field
     async def rem_status(self, info: Info, project: str) -> RemResult:
         """Per-job REM-cycle state of a project (last run, next due) as JSON."""
-        return await _rem(info, project, None, status_only=True)  # type: ignore[no-any-return]  # union
+        return await _rem(info, project, None, status_only=True)
 
     @strawberry.field
     async def rem_findings(self, info: Info, project: str, status: str | None = None) -> RemResult:
         """Findings of the REM cycle awaiting review (or with `status`) as JSON."""
-        return await _rem(info, project, status, status_only=False)  # type: ignore[no-any-return]  # union
+        return await _rem(info, project, status, status_only=False)
 
 
-async def _rem(info: Info, project: str, status: str | None, *, status_only: bool) -> Any:
+async def _rem(
+    info: Info, project: str, status: str | None, *, status_only: bool
+) -> RemPayload | Forbidden | InvalidInput | Unavailable:
     ctx = info.context
     try:
         scope = ctx.require_project(project)
-    except EXPECTED as e:
-        return error_type(e)
+    except REFUSED as e:
+        return refused(e)
     cons = ctx.resources.services.consolidator
     if cons is None:
         return Unavailable(capability="consolidate", message="no consolidation is configured")
@@ -438,4 +475,4 @@ async def _rem(info: Info, project: str, status: str | None, *, status_only: boo
     return RemPayload(items=[JSON(dict(i)) for i in items])
 
 
-__all__ = ["EXPECTED", "ItemKind", "Query", "error_type"]
+__all__ = ["REFUSED", "Query", "refused"]

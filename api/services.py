@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from ai.embed import Embedder
 from api.auth import KeyResolver
 from api.ports import Consolidator, TurnIngestor
-from api.reader import ScopedReader
 from api.recorder import ContextQueryRecorder
 from graph.db import GraphDB
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.context_queries import ContextQueryRepository
+from graph.repositories.scoped import ScopedRepository
 from recall.retrieval import RetrievalService
 
 
@@ -42,8 +42,10 @@ class Resources:
     """Everything a request needs, opened once by the lifespan."""
 
     db: GraphDB
-    reader: ScopedReader
+    scoped: ScopedRepository
+    """Scoped reads (pages, lookups) and agent feedback."""
     retrieval: RetrievalService
+    """Recall: `context` and `search`."""
     queries: ContextQueryRepository
     recorder: ContextQueryRecorder
     """Records `context` requests in the background; `await recorder.flush()` writes them now."""

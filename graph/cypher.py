@@ -13,6 +13,12 @@ Each file starts with a header of `// key: value` lines:
 - `returns:` comma-separated column names the body returns (required for read/write, may be empty)
 - `dialect-only:` `yes` in a dialect file that has no portable counterpart
 - `why:` free text
+
+A file whose header says `// fragment: yes` (with `params:` and optionally `returns:`, no `mode:`)
+is not a query but a piece of one: a body line `// include: <aggregate>.<name>` splices it in at
+load time, so dialect files hold only what differs. Includes nest; cycles, unknown names and
+fragments under `dialect/` are refused, and every check runs on the composed text, which is the
+text the engine receives (`Query.text`).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -58,6 +64,8 @@ class Query:
     path: Path
     dialect: Dialect | None = None
     dialect_only: bool = False
+    includes: tuple[str, ...] = ()
+    """Fragments spliced into `text` (`// include:`), directly or through another fragment."""
 
     def statements(self) -> list[LiteralString]:
         """Split a schema file into statements at lines holding only `;`."""
@@ -86,6 +94,7 @@ def Q(name: str) -> QueryRef:  # noqa: N802 - reads like a constructor, by desig
 
 
 _HEADER = re.compile(r"^//\s*([a-zA-Z\-]+)\s*:\s*(.*?)\s*$")
+_INCLUDE = re.compile(r"^\s*//\s*include\s*:\s*([A-Za-z0-9_.]*)\s*$")
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _TEMPLATE = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%|%s|%\(\w+\)s|\{[a-z_]+\}")
 _IN_TX = re.compile(r"\bIN\s+TRANSACTIONS\b", re.IGNORECASE)
@@ -121,40 +130,88 @@ def _strip_strings(text: str) -> str:
     return re.sub(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", "''", text)
 
 
-def _header(raw: str) -> dict[str, str]:
-    """The leading `// key: value` lines of a file (keys lower-cased)."""
+def _split_list(value: str) -> list[str]:
+    return [p.strip() for p in value.split(",") if p.strip()]
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A shared piece of Cypher (`// fragment: yes`) that queries splice in with `// include:`.
+
+    Fragments live with the common queries (never under `dialect/`), so a query composes to the
+    same text whichever dialect file includes it. `body` has its own includes already resolved.
+    """
+
+    name: str
+    body: str
+    params: frozenset[str]
+    returns: tuple[str, ...]
+    path: Path
+    includes: tuple[str, ...] = ()
+    """Every fragment spliced in, directly or through another fragment, in order of appearance."""
+
+
+FragmentResolver = Callable[[str, str], Fragment]
+"""`(fragment name, path of the including file) -> Fragment`; raises `QueryFileError`."""
+
+
+def _read(path: Path) -> tuple[dict[str, str], list[str], list[str]]:
+    """(header keys, header lines, body lines) of a file; the header ends at an include."""
+    lines = path.read_text(encoding="utf-8").splitlines()
     header: dict[str, str] = {}
-    for line in raw.splitlines():
+    n = 0
+    for line in lines:
         m = _HEADER.match(line.strip())
-        if not m:
+        if not m or _INCLUDE.match(line):
             break
         header[m.group(1).lower()] = m.group(2)
-    return header
+        n += 1
+    return header, lines[:n], lines[n:]
 
 
-def _mode(header: dict[str, str], rel: str) -> Mode:
-    if "mode" not in header:
-        raise QueryFileError(rel, "header has no `// mode:` line")
-    try:
-        return Mode(header["mode"])
-    except ValueError:
-        raise QueryFileError(rel, f"unknown mode {header['mode']!r}") from None
+def is_fragment(path: Path) -> bool:
+    """Whether the file's header says `// fragment: yes`."""
+    return _read(path)[0].get("fragment", "").lower() in {"yes", "true"}
 
 
-def _names(value: str) -> list[str]:
-    return [x.strip() for x in value.split(",") if x.strip()]
+def _expand(
+    rel: str, body: list[str], resolve: FragmentResolver | None
+) -> tuple[list[str], tuple[str, ...], list[Fragment]]:
+    """`body` with every `// include: name` line replaced by that fragment's body.
+
+    Returns the lines, every fragment name spliced in (transitively) and the direct fragments.
+    """
+    out: list[str] = []
+    names: list[str] = []
+    direct: list[Fragment] = []
+    for line in body:
+        m = _INCLUDE.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        if resolve is None:
+            raise QueryFileError(rel, "`// include:` needs the registry (load through `Registry`)")
+        frag = resolve(m.group(1), rel)
+        out.extend(frag.body.splitlines())
+        names.extend((frag.name, *frag.includes))
+        direct.append(frag)
+    return out, tuple(dict.fromkeys(names)), direct
 
 
-def _check_body(body: str, declared: frozenset[str], mode: Mode, rel: str) -> None:
-    """The statement uses exactly the declared parameters and nothing a loader must refuse."""
-    if not body.strip():
-        raise QueryFileError(rel, "file has no statement")
+def _check_params(rel: str, declared: frozenset[str], body: str) -> None:
     used = frozenset(_PARAM.findall(body))
     if used != declared:
         raise QueryFileError(
-            rel,
-            f"declared params {sorted(declared)} differ from used {sorted(used)}",
+            rel, f"declared params {sorted(declared)} differ from used {sorted(used)}"
         )
+
+
+def _check_body(rel: str, mode: Mode | None, declared: frozenset[str], text: str) -> None:
+    """The checks every statement or fragment passes once its includes are spliced in."""
+    body = _strip_strings(_strip_comments(text))
+    if not body.strip():
+        raise QueryFileError(rel, "file has no statement")
+    _check_params(rel, declared, body)
     if _TEMPLATE.search(body):
         raise QueryFileError(rel, "template placeholders are not allowed; use $parameters")
     if _IN_TX.search(body) and mode is not Mode.AUTOCOMMIT:
@@ -163,30 +220,90 @@ def _check_body(body: str, declared: frozenset[str], mode: Mode, rel: str) -> No
         raise QueryFileError(rel, "only schema files may hold several statements")
 
 
-def parse_file(path: Path, name: str, dialect: Dialect | None) -> Query:
-    """Parse and check one `.cypher` file."""
-    raw = path.read_text(encoding="utf-8")
-    header = _header(raw)
-    rel = str(path)
-    mode = _mode(header, rel)
+def _declared_params(rel: str, header: dict[str, str]) -> frozenset[str]:
     if "params" not in header:
         raise QueryFileError(rel, "header has no `// params:` line")
-    declared = frozenset(_names(header["params"]))
-    if mode in (Mode.READ, Mode.WRITE) and "returns" not in header:
+    return frozenset(_split_list(header["params"]))
+
+
+def _mode(rel: str, header: dict[str, str]) -> Mode:
+    if "mode" not in header:
+        raise QueryFileError(rel, "header has no `// mode:` line")
+    try:
+        return Mode(header["mode"])
+    except ValueError:
+        raise QueryFileError(rel, f"unknown mode {header['mode']!r}") from None
+
+
+def _returns(
+    rel: str, mode: Mode, header: dict[str, str], direct: list[Fragment]
+) -> tuple[str, ...]:
+    """The declared columns, else those of the one included fragment that declares them.
+
+    A query that declares columns and includes a fragment declaring others is refused: the
+    fragment's `RETURN` is the query's.
+    """
+    own = tuple(_split_list(header.get("returns", "")))
+    inherited = {f.returns for f in direct if f.returns}
+    if len(inherited) > 1:
+        raise QueryFileError(rel, "included fragments declare different `returns:` columns")
+    if "returns" in header:
+        if inherited and inherited != {own}:
+            raise QueryFileError(rel, "`returns:` differs from the included fragment's columns")
+        return own
+    if inherited:
+        return inherited.pop()
+    if mode in (Mode.READ, Mode.WRITE):
         raise QueryFileError(rel, "header has no `// returns:` line")
-    _check_body(_strip_strings(_strip_comments(raw)), declared, mode, rel)
+    return ()
+
+
+def parse_fragment(path: Path, name: str, resolve: FragmentResolver | None = None) -> Fragment:
+    """Parse and check one fragment file (its own includes resolved through `resolve`)."""
+    rel = str(path)
+    header, _, body = _read(path)
+    declared = _declared_params(rel, header)
+    lines, includes, direct = _expand(rel, body, resolve)
+    text = "\n".join(lines)
+    _check_body(rel, None, declared, text)
+    return Fragment(
+        name=name,
+        body=text,
+        params=declared,
+        returns=_returns(rel, Mode.AUTOCOMMIT, header, direct),
+        path=path,
+        includes=includes,
+    )
+
+
+def parse_file(
+    path: Path, name: str, dialect: Dialect | None, resolve: FragmentResolver | None = None
+) -> Query:
+    """Parse and check one `.cypher` file, splicing in its `// include:` fragments.
+
+    Every check runs on the composed text, which is what the engine receives; `params` must name
+    every `$param` of the composed text, fragments' included.
+    """
+    rel = str(path)
+    header, head, body = _read(path)
+    mode = _mode(rel, header)
+    declared = _declared_params(rel, header)
+    lines, includes, direct = _expand(rel, body, resolve)
+    composed = "\n".join([*head, *lines])
+    _check_body(rel, mode, declared, composed)
     # Safe: the text comes from files in this repository, never from user input. This is the one
     # place a plain str becomes a LiteralString for the drivers.
-    text = cast(LiteralString, raw)
+    text = cast(LiteralString, composed + "\n")
     return Query(
         name=name,
         text=text,
         mode=mode,
         params=declared,
-        returns=tuple(_names(header.get("returns", ""))),
+        returns=_returns(rel, mode, header, direct),
         path=path,
         dialect=dialect,
         dialect_only=header.get("dialect-only", "").lower() in {"yes", "true"},
+        includes=includes,
     )
 
 
@@ -213,6 +330,8 @@ class Registry:
         self.root = root
         self._common: dict[str, Query] = {}
         self._dialect: dict[Dialect, dict[str, Query]] = {d: {} for d in Dialect}
+        self._fragment_paths: dict[str, Path] = {}
+        self._fragments: dict[str, Fragment] = {}
         self._loaded = False
 
     def _load(self) -> None:
@@ -220,20 +339,50 @@ class Registry:
             return
         if not self.root.is_dir():
             raise QueryFileError(str(self.root), "cypher folder not found")
-        dialect_root = self.root / "dialect"
+        queries: list[tuple[Path, str, Dialect | None]] = []
         for path in sorted(self.root.rglob("*.cypher")):
             rel = path.relative_to(self.root)
-            if rel.parts[0] == "dialect":
-                d = Dialect(rel.parts[1])
-                name = _name_for(Path(*rel.parts[2:]))
-                self._dialect[d][name] = parse_file(path, name, d)
-            elif rel.parts[0] == "browser":
+            if rel.parts[0] == "browser":
                 continue  # Neo4j Browser guides are documentation, run by their own test
+            in_dialect = rel.parts[0] == "dialect"
+            name = _name_for(Path(*rel.parts[2:]) if in_dialect else rel)
+            if is_fragment(path):
+                if in_dialect:
+                    raise QueryFileError(str(path), "fragments are shared: move it out of dialect/")
+                self._fragment_paths[name] = path
             else:
-                name = _name_for(rel)
-                self._common[name] = parse_file(path, name, None)
-        del dialect_root
+                queries.append((path, name, Dialect(rel.parts[1]) if in_dialect else None))
+        for name in self._fragment_paths:
+            self._fragment(name, str(self._fragment_paths[name]), ())
+        for path, name, dialect in queries:
+            q = parse_file(path, name, dialect, self._resolve)
+            if dialect is None:
+                self._common[name] = q
+            else:
+                self._dialect[dialect][name] = q
         self._loaded = True
+
+    def _resolve(self, name: str, including: str) -> Fragment:
+        return self._fragment(name, including, ())
+
+    def _fragment(self, name: str, including: str, stack: tuple[str, ...]) -> Fragment:
+        """The fragment `name`, its own includes resolved; refuses unknown names and cycles."""
+        if name in self._fragments:
+            return self._fragments[name]
+        if name in stack:
+            raise QueryFileError(including, f"include cycle: {' -> '.join((*stack, name))}")
+        path = self._fragment_paths.get(name)
+        if path is None:
+            close = difflib.get_close_matches(name, list(self._fragment_paths), n=3)
+            raise QueryFileError(including, f"includes unknown fragment {name!r} (close: {close})")
+        frag = parse_fragment(path, name, lambda n, inc: self._fragment(n, inc, (*stack, name)))
+        self._fragments[name] = frag
+        return frag
+
+    def fragments(self) -> list[Fragment]:
+        """Every fragment (`// fragment: yes`), by name."""
+        self._load()
+        return [self._fragments[n] for n in sorted(self._fragments)]
 
     def names(self, dialect: Dialect) -> list[str]:
         """Every query name that resolves for `dialect`."""

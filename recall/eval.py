@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,17 +85,28 @@ def summarize(results: Sequence[QuestionResult], ks: Sequence[int] = KS) -> dict
     by_cat["all"] = answerable
     out: dict[str, Any] = {"questions": len(answerable), "categories": {}}
     for cat, rs in sorted(by_cat.items()):
-        n = len(rs)
-        out["categories"][cat] = {
-            "n": n,
-            **{f"hit@{k}": round(sum(hit_at(r, k) for r in rs) / n, 4) if n else None for k in ks},
-            **{f"all@{k}": round(sum(all_at(r, k) for r in rs) / n, 4) if n else None for k in ks},
-        }
+        out["categories"][cat] = _category_row(rs, ks)
     adversarial = [r.top_score for r in results if r.category == 5]
     value = auc([r.top_score for r in answerable], adversarial)
     out["auc_answerable_vs_adversarial"] = None if value is None else round(value, 4)
     out["adversarial_questions"] = len(adversarial)
     return out
+
+
+def _category_row(rs: Sequence[QuestionResult], ks: Sequence[int]) -> dict[str, Any]:
+    """`n`, then hit@k and all@k for each k (None without questions), rounded to 4 places."""
+    n = len(rs)
+    return {
+        "n": n,
+        **{f"hit@{k}": _share(rs, k, hit_at) for k in ks},
+        **{f"all@{k}": _share(rs, k, all_at) for k in ks},
+    }
+
+
+def _share(
+    rs: Sequence[QuestionResult], k: int, metric: Callable[[QuestionResult, int], bool]
+) -> float | None:
+    return round(sum(metric(r, k) for r in rs) / len(rs), 4) if rs else None
 
 
 def markdown_table(reports: Mapping[str, Mapping[str, Any]], ks: Sequence[int] = KS) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from core.text import search_tokens as _tokens
 
@@ -70,14 +70,7 @@ def bm25(
     toks = {i: _tokens(t) for i, t in docs.items()}
     qset = frozenset(q)
     matched = {i: qset.intersection(ts) for i, ts in toks.items()}  # query terms per document
-    counted: Counter[str] = Counter()
-    for terms in matched.values():
-        counted.update(terms)
-    known: dict[str, int] = {}
-    for w, f in (df or {}).items():
-        for t in tokenize(w):
-            known[t] = max(known.get(t, 0), f)
-    freq = {t: max(known.get(t, 0), counted[t]) for t in q}
+    freq = _document_frequency(q, matched, df)
     n = max(n_docs, len(docs), *freq.values())
     avg = avgdl if avgdl > 0 else (sum(len(t) for t in toks.values()) / len(toks) or 1.0)
     idf = {t: math.log(1.0 + (n - freq[t] + 0.5) / (freq[t] + 0.5)) for t in q}
@@ -85,12 +78,42 @@ def bm25(
     k1p = k1 + 1
     for i, ts in toks.items():
         norm = k1 * (1 - b + b * len(ts) / avg)
-        s = 0.0
-        here = matched[i]
-        for t in q:  # query order: the same float sum on every run
-            if t in here:
-                f = ts.count(t)
-                s += idf[t] * f * k1p / (f + norm)
+        s = _doc_score(q, ts, matched[i], idf, norm, k1p)
         if s > 0:
             out[i] = s
     return out
+
+
+def _document_frequency(
+    q: Sequence[str], matched: Mapping[str, frozenset[str]], df: Mapping[str, int] | None
+) -> dict[str, int]:
+    """Documents holding each query term, from the engine's count and the candidates.
+
+    The engine's count (`df`, per raw word) where known, never fewer than the candidate documents
+    that hold the term.
+    """
+    counted: Counter[str] = Counter()
+    for terms in matched.values():
+        counted.update(terms)
+    known: dict[str, int] = {}
+    for w, f in (df or {}).items():
+        for t in tokenize(w):
+            known[t] = max(known.get(t, 0), f)
+    return {t: max(known.get(t, 0), counted[t]) for t in q}
+
+
+def _doc_score(
+    q: Sequence[str],
+    ts: Sequence[str],
+    here: frozenset[str],
+    idf: Mapping[str, float],
+    norm: float,
+    k1p: float,
+) -> float:
+    """One document's BM25 sum over the query terms it holds (`here`)."""
+    s = 0.0
+    for t in q:  # query order: the same float sum on every run
+        if t in here:
+            f = ts.count(t)
+            s += idf[t] * f * k1p / (f + norm)
+    return s

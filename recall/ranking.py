@@ -20,107 +20,37 @@ Pipeline:
 5. **Diversity and budget**: maximal marginal relevance (cosine on embeddings, else word overlap)
    picks items greedily while they fit in the token budget.
 
-Every weight is a field of `RankingSection`; `why` on each result holds each signal's value.
+Steps 2-4 are `recall.signals`: the fusion (`fuse`) and one function per signal, registered in
+`recall.signals.SIGNALS`. Every weight is a field of `RankingSection`; `why` on each result holds
+each signal's value.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from collections.abc import Sequence
 
 from core.text import alnum_words
-from core.timeutil import DAY_MS
 from recall.config import RankingSection
+from recall.items import FULLTEXT, VECTOR, Candidate, Ranked, rrf, valid_at
+from recall.signals import SIGNALS, Effect, QueryState, fuse
 from recall.understand import QueryIntent
 
+__all__ = [
+    "FULLTEXT",
+    "VECTOR",
+    "Candidate",
+    "Ranked",
+    "mmr_pack",
+    "mmr_pool_size",
+    "rank",
+    "rrf",
+    "score_candidates",
+    "similarity",
+    "valid_at",
+]
 
-class ItemKind(StrEnum):
-    """Kinds of context item."""
-
-    TURN = "turn"
-    LESSON = "lesson"
-    CORRECTION = "correction"
-    FACT = "fact"
-    TOPIC = "topic"
-    REFERENCE_LAYER = "reference_layer"
-    PRIMER = "primer"
-
-
-FULLTEXT = "fulltext"
-VECTOR = "vector"
 _WHY_KEYS = tuple((src, f"{src}_rank", f"{src}_score") for src in (FULLTEXT, VECTOR))
-
-
-@dataclass(slots=True)  # not frozen: hundreds are built per query, 5x faster
-class Candidate:
-    """One item that may enter the context, with what the ranking needs to know about it."""
-
-    id: str
-    kind: ItemKind
-    text: str
-    tokens: int
-    ranks: Mapping[str, int] = field(default_factory=dict)
-    """1-based rank of the item in each candidate list that returned it (`fulltext`, `vector`)."""
-    scores: Mapping[str, float] = field(default_factory=dict)
-    """Raw relevance per signal: `fulltext` (BM25), `vector` (cosine similarity to the query)."""
-    project: str | None = None
-    session_id: str | None = None
-    ordinal: int | None = None
-    speaker: str = ""
-    time_ms: int | None = None
-    """Event time of the item (a turn's timestamp, a knowledge item's `valid_from`)."""
-    valid_from_ms: int | None = None
-    valid_to_ms: int | None = None
-    turn_ids: tuple[str, ...] = ()
-    """Provenance: the turns a knowledge item was derived from (a turn: itself)."""
-    neighbours: tuple[str, ...] = ()
-    """Turn ids within the neighbour window via `NEXT`."""
-    weight: float = 0.0
-    """Kind-specific salience: topic weight, lesson weight × effectiveness, correction effective
-    weight; 0 for turns."""
-    quality: float | None = None
-    """Quality of the session the item came from, in [0, 1]."""
-    embedding: tuple[float, ...] | None = None
-    text_pending: bool = False
-    """The text is not read yet (`text` is empty): retrieval reads it only for the items that
-    diversity and packing look at (`mmr_pool_size`)."""
-
-
-@dataclass(slots=True)
-class Ranked:
-    """A candidate with its final score and the value of every signal behind it."""
-
-    candidate: Candidate
-    score: float
-    why: Mapping[str, float]
-
-
-def rrf(ranks: Mapping[str, int], weights: Mapping[str, float], k: float) -> float:
-    """Reciprocal-rank fusion of one item's ranks, normalised to [0, 1].
-
-    Args:
-        ranks: 1-based rank per list that returned the item.
-        weights: weight per list; lists without a weight count 1.
-        k: the RRF constant.
-    """
-    total = sum(weights.values()) or 1.0
-    raw = 0.0  # a plain loop: this runs for every candidate of every query
-    for s, r in ranks.items():
-        if r >= 1:
-            raw += weights.get(s, 1.0) / (k + r)
-    return raw * (k + 1) / total
-
-
-def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
-    """Whether the item holds at event time `as_of_ms` (None: no restriction)."""
-    if as_of_ms is None:
-        return True
-    if c.valid_from_ms is not None and c.valid_from_ms > as_of_ms:
-        return False
-    return not (c.valid_to_ms is not None and c.valid_to_ms <= as_of_ms)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -154,6 +84,59 @@ def mmr_pool_size(limit: int) -> int:
     return max(limit * 3, 60)
 
 
+class _Greedy:
+    """The state of one lazy greedy MMR selection over `pool` (sorted by score on entry)."""
+
+    def __init__(self, pool: list[Ranked], lam: float) -> None:
+        self.pool = pool
+        self.lam = lam
+        self.top = max(r.score for r in pool) or 1.0
+        self.order = sorted(range(len(pool)), key=lambda i: -pool[i].score)
+        self.picked: list[int] = []
+        self.max_sim = [0.0] * len(pool)
+        self.compared = [0] * len(pool)  # how many picked items each candidate was compared with
+        self.alive = [True] * len(pool)
+        self.words = [_words(r.candidate.text) for r in pool] if lam < 1.0 else []
+
+    def _penalty(self, i: int) -> float:
+        """Highest similarity of item `i` to the items picked so far (compared incrementally)."""
+        if self.lam < 1.0 and self.compared[i] < len(self.picked):
+            c = self.pool[i].candidate
+            for j in self.picked[self.compared[i] :]:
+                sim = similarity(c, self.pool[j].candidate, self.words[i], self.words[j])
+                if sim > self.max_sim[i]:
+                    self.max_sim[i] = sim
+            self.compared[i] = len(self.picked)
+        return self.max_sim[i]
+
+    def next_pick(self, left: int | None) -> int:
+        """The index of the best item that fits in `left` tokens, or -1.
+
+        Candidates go in score order; a penalty is never negative, so once `lam * rel` cannot
+        beat the best value found no later candidate can, and similarities are only computed for
+        candidates still in the running (the same picks as the eager loop).
+        """
+        best_i = -1
+        best_v = -math.inf
+        for i in self.order:
+            if not self.alive[i]:
+                continue
+            if left is not None and self.pool[i].candidate.tokens > left:
+                self.alive[i] = False
+                continue
+            rel = self.lam * (self.pool[i].score / self.top)
+            if rel <= best_v:
+                break
+            v = rel - (1.0 - self.lam) * self._penalty(i)
+            if v > best_v:
+                best_v, best_i = v, i
+        return best_i
+
+    def take(self, i: int) -> None:
+        self.alive[i] = False
+        self.picked.append(i)
+
+
 def mmr_pack(
     scored: Sequence[Ranked],
     *,
@@ -169,48 +152,28 @@ def mmr_pack(
     """
     if not scored or limit <= 0:
         return []
-    top = max(r.score for r in scored) or 1.0
     # Diversity only reorders the head; bound the work to a few times what is returned.
-    pool = list(scored[: mmr_pool_size(limit)])
-    order = sorted(range(len(pool)), key=lambda i: -pool[i].score)
-    picked: list[int] = []
-    max_sim = [0.0] * len(pool)
-    compared = [0] * len(pool)  # how many picked items each candidate was compared with
+    greedy = _Greedy(list(scored[: mmr_pool_size(limit)]), lam)
     left = token_budget
-    alive = [True] * len(pool)
-    words = [_words(r.candidate.text) for r in pool] if lam < 1.0 else []
-    while len(picked) < limit:
-        best_i = -1
-        best_v = -math.inf
-        # Lazy greedy: candidates in score order; a penalty is never negative, so once
-        # `lam * rel` cannot beat the best value found no later candidate can, and similarities
-        # are only computed for candidates still in the running (same picks as the eager loop).
-        for i in order:
-            if not alive[i]:
-                continue
-            r = pool[i]
-            if left is not None and r.candidate.tokens > left:
-                alive[i] = False
-                continue
-            rel = lam * (r.score / top)
-            if rel <= best_v:
-                break
-            if lam < 1.0 and compared[i] < len(picked):
-                for j in picked[compared[i] :]:
-                    sim = similarity(r.candidate, pool[j].candidate, words[i], words[j])
-                    if sim > max_sim[i]:
-                        max_sim[i] = sim
-                compared[i] = len(picked)
-            v = rel - (1.0 - lam) * max_sim[i]
-            if v > best_v:
-                best_v, best_i = v, i
-        if best_i < 0:
+    while len(greedy.picked) < limit:
+        i = greedy.next_pick(left)
+        if i < 0:
             break
-        alive[best_i] = False
-        picked.append(best_i)
+        greedy.take(i)
         if left is not None:
-            left -= pool[best_i].candidate.tokens
-    return [pool[i] for i in picked]
+            left -= greedy.pool[i].candidate.tokens
+    return [greedy.pool[i] for i in greedy.picked]
+
+
+def _evidence(c: Candidate, fused: float) -> dict[str, float]:
+    """The start of `why`: the fused relevance, then each list's rank and raw score."""
+    why: dict[str, float] = {"fused": fused}
+    for src, rank_key, score_key in _WHY_KEYS:
+        if src in c.ranks:
+            why[rank_key] = float(c.ranks[src])
+        if src in c.scores:
+            why[score_key] = float(c.scores[src])
+    return why
 
 
 def score_candidates(
@@ -221,111 +184,35 @@ def score_candidates(
     as_of_ms: int | None = None,
     now_ms: int | None = None,
 ) -> list[Ranked]:
-    """Score every valid candidate (steps 1–4 of the module docstring), best first."""
+    """Score every valid candidate (steps 1–4 of the module docstring), best first.
+
+    Each score is `(fused + Σ ADD signals) × Π (1 + BOOST signals) × Π FACTOR signals` over the
+    signals of `recall.signals.SIGNALS` that apply; `why` lists every value in that order.
+    """
     live = [c for c in candidates if valid_at(c, as_of_ms)]
-    weights = {"fulltext": w.fulltext_weight, "vector": w.vector_weight}
-    score_weights = {FULLTEXT: w.fulltext_score_weight, VECTOR: w.vector_score_weight}
-    # Scores are min-max scaled over the query's candidates so they share a scale with the
-    # fused ranks (cosine similarities crowd into a narrow band; BM25 is unbounded).
-    lo: dict[str, float] = {}
-    span: dict[str, float] = {}
-    for src in score_weights:
-        vals = [c.scores[src] for c in live if src in c.scores]
-        if vals:
-            lo[src] = min(0.0, min(vals)) if src == FULLTEXT else min(vals)
-            span[src] = max(vals) - lo[src]
-
-    scale = {
-        src: (sw, lo[src], span[src])
-        for src, sw in score_weights.items()
-        if sw and span.get(src, 0.0) > 0
-    }
-
-    def relevance(c: Candidate) -> float:
-        f = rrf(c.ranks, weights, w.rrf_k)
-        if c.scores:
-            for src, (sw, low, sp) in scale.items():
-                v = c.scores.get(src)
-                if v is not None:
-                    f += sw * (v - low) / sp
-        return f
-
-    fused = {c.id: relevance(c) for c in live}
-
-    by_session: dict[str, list[float]] = defaultdict(list)
-    for c in live:
-        if c.kind is ItemKind.TURN and c.session_id:
-            by_session[c.session_id].append(fused[c.id])
-    session_score = {
-        s: sum(sorted(v, reverse=True)[: w.session_top]) / w.session_top
-        for s, v in by_session.items()
-    }
-    # Knowledge items point back to the turns they came from; each such turn receives the best.
-    derived_to_turn: dict[str, float] = defaultdict(float)
-    for c in live:
-        if c.kind is not ItemKind.TURN:
-            for t in c.turn_ids:
-                derived_to_turn[t] = max(derived_to_turn[t], fused[c.id])
-
-    speakers = {s.lower() for s in intent.speakers}
+    q = QueryState(live, intent, w, fuse(live, w), now_ms)
+    # (name, function, effect) of the signals this query can use; a plain loop: it runs for
+    # every candidate of every query
+    active = [(s.name, s.value, s.effect) for s in SIGNALS if s.active(q)]
+    add, boost = Effect.ADD, Effect.BOOST
     out: list[Ranked] = []
     for c in live:
-        f = fused[c.id]
-        why: dict[str, float] = {"fused": f}
-        for src, rank_key, score_key in _WHY_KEYS:
-            if src in c.ranks:
-                why[rank_key] = float(c.ranks[src])
-            if src in c.scores:
-                why[score_key] = float(c.scores[src])
-        base = f
-        if c.kind is ItemKind.TURN:
-            neigh = max((fused.get(n, 0.0) for n in c.neighbours), default=0.0)
-            sess = session_score.get(c.session_id or "", 0.0)
-            der = derived_to_turn.get(c.id, 0.0)
-            why["neighbour"] = w.neighbour_weight * neigh
-            why["session"] = w.session_weight * sess
-            why["derived"] = w.derived_weight * der
-        else:
-            src_turns = max((fused.get(t, 0.0) for t in c.turn_ids), default=0.0)
-            why["derived"] = w.derived_weight * src_turns
-        base += why.get("neighbour", 0.0) + why.get("session", 0.0) + why["derived"]
-
+        f = q.fused[c.id]
+        why = _evidence(c, f)
+        added = 0.0
         mult = 1.0
-        if speakers and c.kind is ItemKind.TURN:
-            hit = c.speaker.lower() in speakers or any(
-                c.speaker.lower().split()[:1] == [s.split()[0]] for s in speakers if s
-            )
-            if hit:
-                why["speaker"] = w.speaker_boost
-                mult *= 1.0 + w.speaker_boost
-        if (
-            intent.times
-            and c.time_ms is not None
-            and any(r.contains(c.time_ms) for r in intent.times)
-        ):
-            why["time"] = w.time_boost
-            mult *= 1.0 + w.time_boost
-        if c.kind is not ItemKind.TURN:
-            kw = w.knowledge_weight
-            if c.kind is ItemKind.TOPIC:
-                kw *= 1.0 + w.topic_weight * math.log1p(max(c.weight, 0.0))
-            elif c.kind is ItemKind.LESSON:
-                kw *= 1.0 + w.lesson_weight * max(c.weight, 0.0)
-            elif c.kind is ItemKind.CORRECTION:
-                kw *= 1.0 + w.correction_weight * max(c.weight, 0.0)
-            why["kind_weight"] = kw
-            mult *= kw
-        if c.quality is not None and w.quality_weight:
-            q = 1.0 + w.quality_weight * (c.quality - 0.5)
-            why["quality"] = q
-            mult *= q
-        if w.recency_weight and c.time_ms is not None and now_ms is not None:
-            age_days = max(0.0, (now_ms - c.time_ms) / DAY_MS)
-            decay = 0.5 ** (age_days / w.recency_half_life_days)
-            rec = (1.0 - w.recency_weight) + w.recency_weight * decay
-            why["recency"] = rec
-            mult *= rec
-        score = base * mult
+        for name, value, effect in active:
+            v = value(c, q)
+            if v is None:
+                continue
+            why[name] = v
+            if effect is add:
+                added += v
+            elif effect is boost:
+                mult *= 1.0 + v
+            else:
+                mult *= v
+        score = (f + added) * mult
         if score < w.min_score or score <= 0.0:
             continue
         out.append(Ranked(candidate=c, score=score, why=why))

@@ -14,56 +14,33 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from ai.embed import Embedder
 from core.text import QUERY_STOPWORDS, unicode_words
-from core.timeutil import OPEN, days_between, from_ms, now_ms
-from graph.cypher import Q, QueryRef
-from graph.db import GraphDB
-from graph.errors import GraphError
-from knowledge.scoring import correction_effective_weight
+from core.timeutil import from_ms, now_ms
+from graph.errors import GraphError, InvalidInputError
+from graph.kinds import ItemKind
+from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
+from recall.candidates import KnowledgePool, list_ranks, turn_candidates
 from recall.config import RankingSection
 from recall.lexical import bm25, prune_terms
 from recall.ranking import (
     FULLTEXT,
     VECTOR,
     Candidate,
-    ItemKind,
     Ranked,
     mmr_pack,
     mmr_pool_size,
     rrf,
     score_candidates,
 )
+from recall.search import SearchMode, fuse_hits
 from recall.understand import QueryIntent, understand
 
 log = logging.getLogger("remgraph.recall.retrieval")
 K = TypeVar("K")
 V = TypeVar("V")
-
-_TURN_FULLTEXT = Q("context.turn_fulltext")
-_TURN_VECTOR = Q("context.turn_vector")
-_TURNS_FETCH = Q("context.turns_fetch")
-_TURN_TEXTS = Q("context.turn_texts")
-_SPEAKERS = Q("context.speakers")
-_TURN_KEYS = Q("context.turn_keys")
-_TURN_STATS = Q("context.turn_stats")
-_TURN_TERM_DF = Q("context.turn_term_df")
-_KNOWLEDGE_FULLTEXT = Q("context.knowledge_fulltext")
-_KNOWLEDGE_VECTOR = Q("context.knowledge_vector")
-_KNOWLEDGE_SIMILARITY = Q("context.knowledge_similarity")
-_KNOWLEDGE_OF_TURNS = Q("context.knowledge_of_turns")
-_KNOWLEDGE_KINDS = frozenset(
-    {
-        ItemKind.LESSON,
-        ItemKind.CORRECTION,
-        ItemKind.FACT,
-        ItemKind.TOPIC,
-        ItemKind.REFERENCE_LAYER,
-        ItemKind.PRIMER,
-    }
-)
 
 _SPEAKER_TTL_S = 60.0
 _DF_TTL_S = 300.0
@@ -71,15 +48,8 @@ _DF_CACHE_MAX = 200_000
 _VECTOR_OVERSAMPLE = 4
 _NO_CAP = 2**31 - 1
 
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result: an id and the engine's score for it."""
-
-    id: str
-    score: float
-    text: str | None = None
-    """The turn's text when the search already read it (fulltext), else None."""
+Terms = tuple[list[str], list[str], dict[str, int]]
+"""`search_words`: (every query word, the words searched for, estimated frequency of the others)."""
 
 
 @dataclass
@@ -92,82 +62,15 @@ class ContextResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def _turn_candidate(
-    r: dict[str, Any], ranks: dict[str, int], scores: dict[str, float], neighbours: Sequence[str]
-) -> Candidate:
-    text = r.get("text")
-    speaker = r.get("speaker") or ""
-    tokens = int(r.get("tokens") or 0) or (0 if text is None else max(1, len(text) // 4))
-    vt = r.get("valid_to")
-    return Candidate(
-        id=r["id"],
-        kind=ItemKind.TURN,
-        text=text or "",
-        text_pending=text is None,
-        tokens=tokens,
-        ranks=ranks,
-        scores=scores,
-        project=r.get("project"),
-        session_id=r.get("session_id"),
-        ordinal=r.get("ordinal"),
-        speaker=speaker,
-        time_ms=r.get("valid_from"),
-        valid_from_ms=r.get("valid_from"),
-        valid_to_ms=None if vt is None or vt >= OPEN else int(vt),
-        turn_ids=(r["id"],),
-        neighbours=tuple(neighbours),
-        quality=r.get("quality"),
-    )
+@dataclass(frozen=True)
+class _Found:
+    """What the four searches of one `context` call returned."""
 
-
-def knowledge_weight(r: dict[str, Any], now: int) -> float:
-    """Kind-specific salience of a knowledge row.
-
-    Lessons: weight × (1 + effectiveness); corrections: the effective (reinforced, decayed) weight,
-    doubled for rules; facts: confidence.
-    """
-    kind = r["kind"]
-    if kind == "lesson":
-        return max(0.0, float(r.get("weight") or 1.0) * (1.0 + float(r.get("effectiveness") or 0)))
-    if kind == "topic":
-        return max(0.0, float(r.get("weight") or 0.0))
-    if kind in ("reference_layer", "primer"):
-        return 1.0
-    if kind == "correction":
-        last = r.get("last_seen") or r.get("valid_from") or now
-        w = correction_effective_weight(
-            float(r.get("confidence") or 0.5),
-            float(r.get("reinforcement") or 1.0),
-            days_between(int(last), now),
-            half_life_days=float(r.get("half_life_days") or 30.0),
-        )
-        return w * (2.0 if r.get("status") == "rule" else 1.0)
-    return float(r.get("confidence") or 0.5)
-
-
-def _knowledge_candidate(
-    r: dict[str, Any],
-    ranks: dict[str, int],
-    scores: dict[str, float],
-    turn_ids: Sequence[str],
-    now: int,
-) -> Candidate:
-    text = r.get("text") or ""
-    vt = r.get("valid_to")
-    return Candidate(
-        id=r["id"],
-        kind=ItemKind(r["kind"]),
-        text=text,
-        tokens=max(1, len(text) // 4),
-        ranks=ranks,
-        scores=scores,
-        project=r.get("project"),
-        time_ms=r.get("valid_from"),
-        valid_from_ms=r.get("valid_from"),
-        valid_to_ms=None if vt is None or vt >= OPEN else int(vt),
-        turn_ids=tuple(dict.fromkeys(turn_ids)),
-        weight=knowledge_weight(r, now),
-    )
+    fulltext: list[TurnHit]
+    """Every fulltext hit on turns, BM25-scored, best first (the list ranks only the head)."""
+    vector: list[TurnHit]
+    knowledge_text: list[KnowledgeHit]
+    knowledge_vector: list[KnowledgeHit]
 
 
 class _Refreshing(Generic[K, V]):
@@ -207,10 +110,12 @@ class _Refreshing(Generic[K, V]):
 
 
 class RetrievalService:
-    """Runs candidate queries for `context`/`search` and hands them to `recall.ranking`."""
+    """Runs the candidate queries for `context`/`search` and hands them to `recall.ranking`."""
 
-    def __init__(self, db: GraphDB, embedder: Embedder | None, ranking: RankingSection) -> None:
-        self._db = db
+    def __init__(
+        self, repo: RecallRepository, embedder: Embedder | None, ranking: RankingSection
+    ) -> None:
+        self._repo = repo
         self._embedder = embedder
         self.ranking = ranking
         self._speakers = _Refreshing(_SPEAKER_TTL_S, self._load_speakers)
@@ -268,21 +173,14 @@ class RetrievalService:
         if missing:
             if len(self._df) > _DF_CACHE_MAX:
                 self._df.clear()
-            # Engine syntax per word (escaping); a word the engine cannot search counts 0.
-            engine_word = {w: self._db.fulltext_query(w) for w in missing}
-            rows = await self._db.read(
-                _TURN_TERM_DF,
-                words=[q for q in dict.fromkeys(engine_word.values()) if q],
-            )
-            got = {r["word"]: int(r["df_all"] or 0) for r in rows}
+            # A word the engine cannot search (all punctuation) counts 0.
+            counted = await self._repo.turn_term_df(missing)
             for w in missing:
-                out[w] = got.get(engine_word[w], 0)
+                out[w] = counted[w]
                 self._df[w] = (now, out[w])
         return out
 
-    async def search_words(
-        self, text: str, projects: tuple[str, ...]
-    ) -> tuple[list[str], list[str], dict[str, int]]:
+    async def search_words(self, text: str, projects: tuple[str, ...]) -> Terms:
         """(every query word, the words to search for, estimated frequency of the others).
 
         Stop words are dropped; with `ranking.fulltext_match_budget` set, words are searched
@@ -312,24 +210,20 @@ class RetrievalService:
         return await self._stats.get(projects)
 
     async def _load_stats(self, projects: tuple[str, ...]) -> tuple[int, float]:
-        rows = await self._db.read(_TURN_STATS, projects=list(projects))
-        n = int(rows[0]["turns"] or 0) if rows else 0
+        stats = await self._repo.turn_stats(projects)
         # ~5.5 characters per word plus space; only the ratio to each turn's length matters.
-        avg_words = float(rows[0]["avg_chars"] or 0.0) / 5.5 if rows else 0.0
-        return n, avg_words
+        return stats.turns, stats.avg_chars / 5.5
 
     async def speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
         """Speaker names seen in `projects`, refreshed every minute."""
         return await self._speakers.get(projects)
 
     async def _load_speakers(self, projects: tuple[str, ...]) -> tuple[str, ...]:
-        rows = await self._db.read(_SPEAKERS, projects=list(projects))
-        return tuple(str(r["speaker"]) for r in rows if r["speaker"])
+        return await self._repo.speakers(projects)
 
     async def turn_keys(self, projects: tuple[str, ...]) -> dict[str, str]:
         """Native source key → turn id for every turn of `projects` (evaluation)."""
-        rows = await self._db.read(_TURN_KEYS, projects=list(projects))
-        return {str(r["source_key"]): str(r["id"]) for r in rows if r["source_key"]}
+        return await self._repo.turn_keys(projects)
 
     async def fulltext(
         self,
@@ -340,8 +234,8 @@ class RetrievalService:
         as_of: int,
         known_at: int,
         pool: int | None = None,
-        terms: tuple[list[str], list[str], dict[str, int]] | None = None,
-    ) -> list[Hit]:
+        terms: Terms | None = None,
+    ) -> list[TurnHit]:
         """Fulltext hits on turns scored with BM25 (`recall.lexical`), best first (k ≤ 0: all).
 
         `pool` overrides how many engine matches are scored (default `ranking.fulltext_pool`);
@@ -350,24 +244,20 @@ class RetrievalService:
         words, searched, df = (
             terms if terms is not None else await self.search_words(text, projects)
         )
-        q = self._db.fulltext_query(" ".join(searched))
-        if not q or not projects:
-            return []
-        rows = await self._db.read(
-            _TURN_FULLTEXT,
-            q=q,
+        found = await self._repo.turn_fulltext(
+            " ".join(searched),
+            projects,
             k=max(k, pool or self.ranking.fulltext_pool),
             cap=self._match_cap,
-            projects=list(projects),
             as_of=as_of,
             known_at=known_at,
         )
-        if not rows:
+        if not found:
             return []
-        texts = {r["id"]: r["text"] or "" for r in rows}
+        texts = {h.id: h.text or "" for h in found}
         scores = await self._bm25(words, texts, projects, df)
         best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))
-        return [Hit(i, s, texts[i]) for i, s in (best if k <= 0 else best[:k])]
+        return [TurnHit(i, s, texts[i]) for i, s in (best if k <= 0 else best[:k])]
 
     async def _bm25(
         self,
@@ -400,32 +290,82 @@ class RetrievalService:
         k: int,
         as_of: int,
         known_at: int,
-    ) -> list[Hit]:
+    ) -> list[TurnHit]:
         """Nearest turns by embedding (cosine similarity), best first."""
-        rows = await self._nearest(_TURN_VECTOR, vector, projects, k, as_of, known_at)
-        return [Hit(r["id"], float(r["score"])) for r in rows]
-
-    async def _nearest(
-        self,
-        query: QueryRef,
-        vector: list[float] | None,
-        projects: tuple[str, ...],
-        k: int,
-        as_of: int,
-        known_at: int,
-    ) -> list[dict[str, Any]]:
-        """Rows of a vector-index query: `k` nearest in `projects`, from `k` x 4 over the index."""
-        if vector is None or not projects:
-            return []
-        return await self._db.read(
-            query,
-            vector=vector,
+        return await self._repo.turn_vector(
+            vector,
+            projects,
             k=k,
             k_search=k * _VECTOR_OVERSAMPLE,
-            projects=list(projects),
             as_of=as_of,
             known_at=known_at,
         )
+
+    async def search(
+        self,
+        query: str,
+        projects: tuple[str, ...],
+        *,
+        mode: SearchMode,
+        k: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[TurnHit]:
+        """The `k` best turns for `query` by fulltext (BM25), embedding, or both fused (RRF).
+
+        Raises `InvalidInputError` for `VECTOR` without an embedder; `HYBRID` then uses fulltext
+        alone.
+        """
+        ft: list[TurnHit] = []
+        vec: list[TurnHit] = []
+        if mode in (SearchMode.FULLTEXT, SearchMode.HYBRID):
+            ft = await self.fulltext(query, projects, k=k, as_of=as_of, known_at=known_at)
+        if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
+            if not self.has_vectors and mode is SearchMode.VECTOR:
+                raise InvalidInputError("mode", "no embedder is configured for VECTOR search")
+            v = await self.embed_query(query)
+            vec = await self.vector(v, projects, k=k, as_of=as_of, known_at=known_at)
+        if mode is SearchMode.HYBRID:
+            return fuse_hits(((FULLTEXT, ft), (VECTOR, vec)), self.ranking.rrf_k)
+        return ft if mode is SearchMode.FULLTEXT else vec
+
+    async def _search(
+        self,
+        intent: QueryIntent,
+        terms: Terms,
+        projects: tuple[str, ...],
+        vector: list[float] | None,
+        *,
+        as_of: int,
+        known_at: int,
+        knowledge: bool,
+    ) -> _Found:
+        """The four searches of a `context` call, concurrently (knowledge ones when asked)."""
+        w = self.ranking
+        kw = w.knowledge_candidates if knowledge else 0
+        ft, vec, kn, kv = await asyncio.gather(
+            self.fulltext(
+                intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at, terms=terms
+            ),
+            self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
+            self._repo.knowledge_fulltext(
+                " ".join(terms[1]) if kw else "",
+                projects,
+                k=kw,
+                cap=self._match_cap,
+                as_of=as_of,
+                known_at=known_at,
+            ),
+            self._repo.knowledge_vector(
+                vector if kw else None,
+                projects,
+                k=kw,
+                k_search=kw * _VECTOR_OVERSAMPLE,
+                as_of=as_of,
+                known_at=known_at,
+            ),
+        )
+        return _Found(ft, vec, kn, kv)
 
     async def candidates(
         self,
@@ -444,129 +384,89 @@ class RetrievalService:
         t0 = time.perf_counter()
         terms = await self.search_words(intent.keyword_query, projects)
         with_knowledge = knowledge and w.knowledge_candidates > 0
-        ft_all, vec, kn, kv = await asyncio.gather(
-            self.fulltext(
-                intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at, terms=terms
-            ),
-            self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
-            self._knowledge_fulltext(terms[1], projects, as_of, known_at)
-            if with_knowledge
-            else _no_rows(),
-            self._nearest(
-                _KNOWLEDGE_VECTOR, vector, projects, w.knowledge_candidates, as_of, known_at
-            )
-            if with_knowledge
-            else _no_rows(),
+        found = await self._search(
+            intent,
+            terms,
+            projects,
+            vector,
+            as_of=as_of,
+            known_at=known_at,
+            knowledge=with_knowledge,
         )
         t1 = time.perf_counter()
-        ft = ft_all[: w.fulltext_candidates]
-        bm25_of = {h.id: h.score for h in ft_all}
-        known_text = {h.id: h.text for h in ft_all if h.text is not None}
-        ranks: dict[str, dict[str, int]] = {}
-        for src, hits in ((FULLTEXT, ft), (VECTOR, vec)):
-            for i, h in enumerate(hits, start=1):
-                ranks.setdefault(h.id, {})[src] = i
-        hit_ids = list(ranks)
-        weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
-        top_list = sorted(hit_ids, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
+        ranks = list_ranks(
+            ((FULLTEXT, found.fulltext[: w.fulltext_candidates]), (VECTOR, found.vector))
+        )
+        top = self._expansion_heads(ranks)
         rows, derived = await asyncio.gather(
-            self._db.read(
-                _TURNS_FETCH,
-                ids=hit_ids,
-                top=top_list if w.neighbour_window > 0 else [],
-                projects=list(projects),
+            self._repo.turns_fetch(
+                list(ranks),
+                projects,
+                top=top if w.neighbour_window > 0 else [],
                 window=w.neighbour_window,
                 vector=vector,
-            )
-            if hit_ids
-            else _no_rows(),
-            self._db.read(
-                _KNOWLEDGE_OF_TURNS,
-                ids=top_list,
-                projects=list(projects),
-                as_of=as_of,
-                known_at=known_at,
-            )
-            if with_knowledge and top_list
-            else _no_rows(),
+            ),
+            self._repo.knowledge_of_turns(
+                top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
+            ),
         )
-        # Knowledge found by fulltext or through its turns gets its cosine here (one query), so
-        # every candidate carries a vector score as the vector search's finds do.
-        by_vector = {r["id"] for r in kv}
-        need_sim = list(dict.fromkeys(r["id"] for r in (*kn, *derived) if r["id"] not in by_vector))
-        k_sims = (
-            await self._db.read(
-                _KNOWLEDGE_SIMILARITY, ids=need_sim, projects=list(projects), vector=vector
-            )
-            if need_sim and vector is not None
-            else []
-        )
-        neighbours = session_neighbours(rows, w.neighbour_window)
+        pool = await self._knowledge_pool(found, derived, projects, vector)
         t2 = time.perf_counter()
         if timings is not None:
             timings.update(search=(t1 - t0) * 1000, expand_fetch=(t2 - t1) * 1000)
-        out = []
-        for r in rows:
-            scores = {}
-            if r["id"] in bm25_of:
-                scores[FULLTEXT] = bm25_of[r["id"]]
-            if r.get("similarity") is not None:
-                scores[VECTOR] = float(r["similarity"])
-            r["text"] = known_text.get(r["id"])  # None: read later, for the few that need it
-            out.append(
-                _turn_candidate(r, ranks.get(r["id"], {}), scores, neighbours.get(r["id"], ()))
-            )
-        sims = {r["id"]: float(r["similarity"]) for r in k_sims if r["similarity"] is not None}
-        out.extend(await self._knowledge_candidates(terms, projects, kn, kv, derived, sims))
+        out = turn_candidates(
+            rows,
+            ranks,
+            bm25_of={h.id: h.score for h in found.fulltext},
+            # None for the rest: read later, for the few that need it
+            known_text={h.id: h.text for h in found.fulltext if h.text is not None},
+            window=w.neighbour_window,
+        )
+        out.extend(await self._knowledge_candidates(terms, projects, pool))
         return out
 
-    async def _knowledge_candidates(
+    def _expansion_heads(self, ranks: dict[str, dict[str, int]]) -> list[str]:
+        """The `expand_top` best hits by fused rank: their neighbourhood and knowledge are read."""
+        w = self.ranking
+        weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
+        return sorted(ranks, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
+
+    async def _knowledge_pool(
         self,
-        terms: tuple[list[str], list[str], dict[str, int]],
+        found: _Found,
+        derived: list[KnowledgeHit],
         projects: tuple[str, ...],
-        by_text: list[dict[str, Any]],
-        by_vector: list[dict[str, Any]],
-        derived: list[dict[str, Any]],
-        similarity: dict[str, float],
+        vector: list[float] | None,
+    ) -> KnowledgePool:
+        """Knowledge found by any route; those not found by embedding get their cosine read here.
+
+        One query, so every knowledge candidate carries a vector score as the vector search's
+        finds do.
+        """
+        by_vector = {h.id for h in found.knowledge_vector}
+        need_sim = list(
+            dict.fromkeys(h.id for h in (*found.knowledge_text, *derived) if h.id not in by_vector)
+        )
+        sims = await self._repo.knowledge_similarity(need_sim, projects, vector)
+        return KnowledgePool.gather(found.knowledge_text, found.knowledge_vector, derived, sims)
+
+    async def _knowledge_candidates(
+        self, terms: Terms, projects: tuple[str, ...], pool: KnowledgePool
     ) -> list[Candidate]:
         """Knowledge items found by fulltext, by embedding or from the best hits' turns.
 
         They are ranked per list like turns (RRF) and carry the same raw scores (BM25 of their
-        text with the turns' statistics, cosine similarity: from the vector search, else
-        `similarity`, read for the others), so they compete with turns on one scale instead of
-        only through the turns they came from.
+        text with the turns' statistics, cosine similarity), so they compete with turns on one
+        scale instead of only through the turns they came from.
         """
         now = now_ms()
-        k_turns: dict[str, list[str]] = {}
-        k_rows: dict[str, dict[str, Any]] = {}
-        for r in (*by_text, *by_vector):
-            k_rows.setdefault(r["id"], r)
-            k_turns.setdefault(r["id"], []).extend(r.get("turn_ids") or [])
-        for r in derived:
-            k_rows.setdefault(r["id"], r)
-            k_turns.setdefault(r["id"], []).append(r["turn_id"])
-        if not k_rows:
+        if not pool.hits:
             return []
-        ranks: dict[str, dict[str, int]] = {kid: {} for kid in k_rows}
-        for i, r in enumerate(by_text, start=1):
-            ranks[r["id"]].setdefault(FULLTEXT, i)
-        sims = dict(similarity)
-        for i, r in enumerate(sorted(by_vector, key=lambda x: -float(x["score"] or 0.0)), 1):
-            ranks[r["id"]].setdefault(VECTOR, i)
-            sims[r["id"]] = float(r["score"] or 0.0)
         words, _, df = terms
         lexical = await self._bm25(
-            words, {kid: r.get("text") or "" for kid, r in k_rows.items()}, projects, df
+            words, {kid: h.text for kid, h in pool.hits.items()}, projects, df
         )
-        out = []
-        for kid, r in k_rows.items():
-            scores = {}
-            if kid in lexical:
-                scores[FULLTEXT] = lexical[kid]
-            if kid in sims:
-                scores[VECTOR] = sims[kid]
-            out.append(_knowledge_candidate(r, ranks[kid], scores, k_turns.get(kid, []), now))
-        return out
+        return pool.candidates(lexical, now)
 
     async def _with_texts(self, items: list[Ranked], projects: tuple[str, ...]) -> list[Ranked]:
         """`items` with the text of every turn whose text was not read yet (one query).
@@ -577,8 +477,7 @@ class RetrievalService:
         pending = [r.candidate.id for r in items if r.candidate.text_pending]
         if not pending:
             return items
-        rows = await self._db.read(_TURN_TEXTS, ids=pending, projects=list(projects))
-        texts = {r["id"]: r["text"] or "" for r in rows}
+        texts = await self._repo.turn_texts(pending, projects)
         out = []
         for r in items:
             c = r.candidate
@@ -590,24 +489,6 @@ class RetrievalService:
                 r = dataclasses.replace(r, candidate=c)
             out.append(r)
         return out
-
-    async def _knowledge_fulltext(
-        self, words: Sequence[str], projects: tuple[str, ...], as_of: int, known_at: int
-    ) -> list[dict[str, Any]]:
-        q = self._db.fulltext_query(" ".join(words))
-        if not q or not projects:
-            return []
-        rows = await self._db.read(
-            _KNOWLEDGE_FULLTEXT,
-            q=q,
-            k=self.ranking.knowledge_candidates,
-            cap=self._match_cap,
-            projects=list(projects),
-            as_of=as_of,
-            known_at=known_at,
-        )
-        rows.sort(key=lambda r: -float(r["score"] or 0.0))
-        return rows
 
     async def context(
         self,
@@ -658,28 +539,3 @@ class RetrievalService:
             items = [r for r in items if r.candidate.kind in kinds]
         timings["rank"] = (time.perf_counter() - t2) * 1000
         return ContextResult(items=items, intent=intent, candidates=len(cands), timings_ms=timings)
-
-
-def session_neighbours(rows: Sequence[dict[str, Any]], window: int) -> dict[str, tuple[str, ...]]:
-    """Turn id → ids of the other `rows` in its session at most `window` ordinals away, sorted.
-
-    Ordinals grow along `NEXT`, so this is the `NEXT` neighbourhood the fetch query expanded.
-    """
-    by_session: dict[str, list[tuple[int, str]]] = {}
-    for r in rows:
-        if r.get("session_id") is not None and r.get("ordinal") is not None:
-            by_session.setdefault(r["session_id"], []).append((int(r["ordinal"]), r["id"]))
-    out: dict[str, list[str]] = {}
-    for turns in by_session.values():
-        turns.sort()
-        for i, (o, a) in enumerate(turns):
-            for o2, b in turns[i + 1 :]:
-                if o2 - o > window:
-                    break
-                out.setdefault(a, []).append(b)
-                out.setdefault(b, []).append(a)
-    return {k: tuple(sorted(v)) for k, v in out.items()}
-
-
-async def _no_rows() -> list[dict[str, Any]]:
-    return []

@@ -14,7 +14,7 @@ import json
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,11 +28,12 @@ from core.timeutil import now_ms
 from graph.connect import open_graph
 from graph.db import GraphDB
 from graph.migrate import migrate
+from graph.repositories.recall import RecallRepository, TurnHit
 from ingest.config import IngestSettings
 from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
-from recall.retrieval import Hit, RetrievalService
+from recall.retrieval import RetrievalService
 from remgraph.eval_knowledge import knowledge_command
 from remgraph.eval_scenarios import scenarios_command
 
@@ -85,18 +86,17 @@ async def evaluate_locomo(
     t0 = time.perf_counter()
     report = await _ingest(db, settings, samples, emb)
     ingest_s = time.perf_counter() - t0
-    retrieval = RetrievalService(db, emb, settings.ranking)
     questions = [(s, qa) for s in samples for qa in s.get("qa", [])]
     # One batched forward pass for every question (the cache then serves each lookup).
     await emb.embed([str(qa.get("question", "")) for _, qa in questions])
     t1 = time.perf_counter()
-    scorer = _Scorer(retrieval)
+    run = _Questions(RetrievalService(RecallRepository(db), emb, settings.ranking))
     with Progress(transient=True, disable=not show_progress) as bar:
         task = bar.add_task("LoCoMo questions", total=len(questions))
         for sample, qa in questions:
-            await scorer.score(f"locomo-{sample.get('sample_id')}", qa)
+            await run.ask(f"locomo-{sample.get('sample_id')}", qa)
             bar.advance(task)
-    lat = sorted(scorer.latencies)
+    lat = sorted(run.latencies)
     meta = {
         "file": path.name,
         "conversations": len(samples),
@@ -110,7 +110,7 @@ async def evaluate_locomo(
         "embedding": settings.embedding.model,
         "engine": str(settings.engine),
     }
-    return EvalOutcome({m: summarize(rs) for m, rs in scorer.results.items()}, meta)
+    return EvalOutcome({m: summarize(rs) for m, rs in run.results.items()}, meta)
 
 
 async def _ingest(
@@ -125,64 +125,62 @@ async def _ingest(
         )
 
 
-class _Scorer:
-    """Runs every question through `context`, plain BM25 and plain vector retrieval."""
+class _Questions:
+    """Runs each question through `context` and the two baselines; keeps what each returned."""
 
     def __init__(self, retrieval: RetrievalService) -> None:
         self.retrieval = retrieval
-        self.k_max = max(KS)
         self.results: dict[str, list[QuestionResult]] = {m: [] for m in METHODS}
         self.latencies: list[float] = []
-        self.id_to_dia: dict[str, str] = {}
-        self.seen_projects: set[str] = set()
+        self._dia: dict[str, str] = {}
+        """Turn id -> LoCoMo dialogue id, for the projects seen so far."""
+        self._projects: set[str] = set()
 
-    async def score(self, project: str, qa: dict[str, Any]) -> None:
-        """Rank one question's answers by each method.
-
-        Always in this order, so the caches see the same sequence of requests on every run.
-        """
-        if project not in self.seen_projects:
+    async def ask(self, project: str, qa: dict[str, Any]) -> None:
+        if project not in self._projects:
             keys = await self.retrieval.turn_keys((project,))
-            self.id_to_dia.update({tid: _dia(k) for k, tid in keys.items()})
-            self.seen_projects.add(project)
+            self._dia.update({tid: _dia(k) for k, tid in keys.items()})
+            self._projects.add(project)
         q = str(qa.get("question", ""))
         cat = int(qa.get("category", 0))
         evidence = parse_evidence(qa.get("evidence") or [])
         scope = (project,)
         now = now_ms()
+        ranked, top = await self._context(q, scope)
+        self.results["remgraph"].append(QuestionResult(cat, evidence, ranked, top))
+        for method, hits in (
+            ("bm25", await self._bm25(q, scope, now)),
+            ("vector", await self._vector(q, scope, now)),
+        ):
+            ids = tuple(self._dia.get(h.id, h.id) for h in hits)
+            self.results[method].append(
+                QuestionResult(cat, evidence, ids, hits[0].score if hits else 0.0)
+            )
+
+    async def _context(self, q: str, scope: tuple[str, ...]) -> tuple[tuple[str, ...], float]:
+        """The dialogue ids of `context`'s items, in order, and the best item's score."""
+        k_max = max(KS)
         s0 = time.perf_counter()
-        ctx = await self.retrieval.context(q, scope, limit=self.k_max, token_budget=None)
+        ctx = await self.retrieval.context(q, scope, limit=k_max, token_budget=None)
         self.latencies.append((time.perf_counter() - s0) * 1000)
-        ranked = self._dias(tid for item in ctx.items for tid in item.candidate.turn_ids)
-        top = ctx.items[0].score if ctx.items else 0.0
-        self.results["remgraph"].append(QuestionResult(cat, evidence, tuple(ranked), top))
+        ranked: list[str] = []
+        for item in ctx.items:
+            for tid in item.candidate.turn_ids:
+                d = self._dia.get(tid)
+                if d and d not in ranked:
+                    ranked.append(d)
+        return tuple(ranked[:k_max]), ctx.items[0].score if ctx.items else 0.0
+
+    async def _bm25(self, q: str, scope: tuple[str, ...], now: int) -> list[TurnHit]:
         # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact
         # BM25 ranking, not limited by the pool the context ranking uses.
-        ft = await self.retrieval.fulltext(
-            q, scope, k=self.k_max, as_of=now, known_at=now, pool=BASELINE_POOL
+        return await self.retrieval.fulltext(
+            q, scope, k=max(KS), as_of=now, known_at=now, pool=BASELINE_POOL
         )
-        self.results["bm25"].append(self._plain(cat, evidence, ft))
-        vec = await self.retrieval.vector(
-            await self.retrieval.embed_query(q), scope, k=self.k_max, as_of=now, known_at=now
-        )
-        self.results["vector"].append(self._plain(cat, evidence, vec))
 
-    def _dias(self, turn_ids: Iterable[str]) -> list[str]:
-        """Dialogue ids of the ranked turns, first occurrence only, at most `k_max`."""
-        ranked: list[str] = []
-        for tid in turn_ids:
-            d = self.id_to_dia.get(tid)
-            if d and d not in ranked:
-                ranked.append(d)
-        return ranked[: self.k_max]
-
-    def _plain(self, cat: int, evidence: frozenset[str], hits: Sequence[Hit]) -> QuestionResult:
-        return QuestionResult(
-            cat,
-            evidence,
-            tuple(self.id_to_dia.get(h.id, h.id) for h in hits),
-            hits[0].score if hits else 0.0,
-        )
+    async def _vector(self, q: str, scope: tuple[str, ...], now: int) -> list[TurnHit]:
+        vec = await self.retrieval.embed_query(q)
+        return await self.retrieval.vector(vec, scope, k=max(KS), as_of=now, known_at=now)
 
 
 def write_results(

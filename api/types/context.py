@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 from typing import TYPE_CHECKING
 
 import strawberry
@@ -11,35 +10,20 @@ import strawberry
 from api.types.conversation import Turn
 from api.types.pagination import Connection
 from core.timeutil import from_ms
-from recall.ranking import ItemKind, Ranked
+from graph.kinds import ItemKind
+from recall.ranking import Ranked
+from recall.search import SearchMode
 
 if TYPE_CHECKING:
     from api.context import Context
 
-
-@strawberry.enum
-class ContextKind(Enum):
-    """Kinds of item `context` can return."""
-
-    TURN = "turn"
-    LESSON = "lesson"
-    CORRECTION = "correction"
-    FACT = "fact"
-    TOPIC = "topic"
-    REFERENCE_LAYER = "reference_layer"
-    PRIMER = "primer"
-
-    def to_item_kind(self) -> ItemKind:
-        return ItemKind(self.value)
+ContextKind = strawberry.enum(ItemKind, name="ContextKind")
+"""The GraphQL enum generated from `graph.kinds.ItemKind`. It is the same class, so resolvers take
+and return `ItemKind` members and fields are annotated with `ItemKind`."""
 
 
-@strawberry.enum
-class SearchMode(Enum):
-    """How `search` finds turns."""
-
-    FULLTEXT = "fulltext"
-    VECTOR = "vector"
-    HYBRID = "hybrid"
+SearchModeType = strawberry.enum(SearchMode, name="SearchMode")
+"""The GraphQL enum generated from `recall.search.SearchMode` (the same class)."""
 
 
 @strawberry.type
@@ -70,7 +54,7 @@ class ContextItem:
     """
 
     id: strawberry.ID
-    kind: ContextKind
+    kind: ItemKind
     text: str
     score: float
     tokens: int
@@ -98,7 +82,7 @@ class ContextItem:
         c = r.candidate
         return cls(
             id=strawberry.ID(c.id),
-            kind=ContextKind(c.kind.value),
+            kind=c.kind,
             text=c.text,
             score=r.score,
             tokens=c.tokens,
@@ -133,7 +117,7 @@ class SearchHit:
 
     id: strawberry.ID
     score: float
-    kind: ContextKind
+    kind: ItemKind
 
     @strawberry.field
     async def turn(self, info: strawberry.Info[Context, None]) -> Turn | None:

@@ -131,8 +131,7 @@ class Project:
         first = ctx.check_first(first)
         offset = decode_cursor(after)
         now = ctx.now_ms
-        items = await ctx.resources.reader.page(
-            "session",
+        items = await ctx.resources.scoped.sessions.page(
             ctx.principal.projects,
             project=str(self.id),
             as_of=now,

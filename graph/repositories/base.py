@@ -2,16 +2,14 @@
 
 A subclass names its queries (module-level `Q("<aggregate>.<method>")` constants, so the registry
 test sees them) and its two record mappers; this base turns them into `upsert_many`, `get`,
-`get_many`, `close`, `supersede`, `set_embeddings`, `search_fulltext` and `search_vector`.
+`get_many`, `close`, `supersede` and `set_embeddings`. Searching turns is recall's job
+(`graph.repositories.recall.RecallRepository`, the queries `context` and `search` run).
 
 Query conventions the base relies on (see `cypher/README.md`):
 
 - `upsert_many(rows) -> count`, `set_embeddings(rows) -> count` with rows `{id, embedding}`;
 - `get_many(ids, as_of, known_at) -> node` (the node's property map);
-- `close(ids, at, now) -> id`; `supersede(old_id, new_id, at, now) -> old_id, new_id`;
-- `search_fulltext(q, projects, limit, as_of, known_at) -> id, score` and
-  `search_vector(vector, projects, k, fetch, as_of, known_at) -> id, score`, where `score` is
-  higher-is-better on both engines (cosine similarity in [-1, 1] for vectors).
+- `close(ids, at, now) -> id`; `supersede(old_id, new_id, at, now) -> old_id, new_id`.
 
 Times: `as_of` is event time, `known_at` record time; both default to now. A node is visible when
 `valid_from <= as_of < valid_to` and `recorded_at <= known_at < expired_at`.
@@ -35,14 +33,6 @@ M = TypeVar("M")
 
 VectorLike = Sequence[float] | np.ndarray
 """A vector as a sequence of floats or a 1-d numpy array."""
-
-OVERFETCH = 4
-"""Vector searches ask the index for `k * OVERFETCH` candidates, then filter (FalkorDB cannot
-pre-filter by project or time)."""
-
-MAX_FETCH = 4096
-"""When the filters leave fewer than `k` hits, the search asks again for 8x more candidates, up to
-this many (a small project among large ones would otherwise get no vector hits at all)."""
 
 
 def window(as_of: datetime | None, known_at: datetime | None) -> tuple[int, int]:
@@ -78,8 +68,6 @@ class TemporalRepository(Generic[M]):
     close_query: ClassVar[QueryRef | None] = None
     supersede_query: ClassVar[QueryRef | None] = None
     embeddings_query: ClassVar[QueryRef | None] = None
-    fulltext_query: ClassVar[QueryRef | None] = None
-    vector_query: ClassVar[QueryRef | None] = None
 
     def __init__(self, db: GraphDB) -> None:
         self.db = db
@@ -193,61 +181,3 @@ class TemporalRepository(Generic[M]):
     ) -> M | None:
         """The model with `id`, or None."""
         return (await self.get_many([id], as_of=as_of, known_at=known_at))[0]
-
-    async def search_fulltext(
-        self,
-        text: str,
-        *,
-        projects: Sequence[str] | None = None,
-        limit: int = 10,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-    ) -> list[tuple[str, float]]:
-        """`(id, score)` pairs best first; free `text` is escaped for the engine."""
-        if self.fulltext_query is None:
-            raise self._unsupported("fulltext search")
-        q = self.db.fulltext_query(text)
-        if not q or limit <= 0:
-            return []
-        a, k = window(as_of, known_at)
-        rows = await self.db.read(
-            self.fulltext_query,
-            q=q,
-            projects=None if projects is None else list(projects),
-            limit=limit,
-            as_of=a,
-            known_at=k,
-        )
-        return [(r["id"], float(r["score"])) for r in rows]
-
-    async def search_vector(
-        self,
-        vector: VectorLike,
-        *,
-        projects: Sequence[str] | None = None,
-        k: int = 10,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-    ) -> list[tuple[str, float]]:
-        """`(id, cosine similarity)` pairs best first (higher is closer on every engine)."""
-        if self.vector_query is None:
-            raise self._unsupported("vector search")
-        if k <= 0:
-            return []
-        a, kn = window(as_of, known_at)
-        vec = _vector(vector)
-        fetch = k * OVERFETCH
-        while True:
-            rows = await self.db.read(
-                self.vector_query,
-                vector=vec,
-                projects=None if projects is None else list(projects),
-                k=k,
-                fetch=fetch,
-                as_of=a,
-                known_at=kn,
-            )
-            if len(rows) >= k or fetch >= MAX_FETCH:
-                break
-            fetch = min(fetch * 8, MAX_FETCH)
-        return [(r["id"], float(r["score"])) for r in rows]

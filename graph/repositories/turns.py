@@ -1,4 +1,4 @@
-"""`TurnRepository`: the messages of sessions, with fulltext and vector search."""
+"""`TurnRepository`: the messages of sessions (searching them: `RecallRepository`)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ _GET_MANY = Q("turn.get_many")
 _LIST = Q("turn.list")
 _CLOSE = Q("turn.close")
 _SET_EMBEDDINGS = Q("turn.set_embeddings")
-_SEARCH_FULLTEXT = Q("turn.search_fulltext")
-_SEARCH_VECTOR = Q("turn.search_vector")
 
 
 class TurnRepository(TemporalRepository[Turn]):
@@ -30,8 +28,6 @@ class TurnRepository(TemporalRepository[Turn]):
     get_many_query = _GET_MANY
     close_query = _CLOSE
     embeddings_query = _SET_EMBEDDINGS
-    fulltext_query = _SEARCH_FULLTEXT
-    vector_query = _SEARCH_VECTOR
 
     def _row(self, m: Turn) -> Row:
         row = turn_to_row(m)

@@ -6,11 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graph.kinds import ItemKind
 from graph.models import Correction, Turn
 from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.recall import RecallRepository
 from graph.repositories.turns import TurnRepository
 from recall.config import RankingSection
-from recall.ranking import FULLTEXT, VECTOR, ItemKind
+from recall.ranking import FULLTEXT, VECTOR
 from recall.retrieval import RetrievalService
 from tests.shared_embedder import shared_local_embedder
 
@@ -86,7 +88,7 @@ async def _decoy_rule(db, query_vector) -> None:
 
 async def test_a_correction_sharing_no_word_with_the_query_is_found_by_embedding(graph_db) -> None:
     await _seed(graph_db)
-    svc = RetrievalService(graph_db, shared_local_embedder(), RankingSection())
+    svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
     res = await svc.context(
         "which javascript package manager does this repository want",
         ("alpha",),
@@ -107,7 +109,7 @@ async def test_a_correction_sharing_no_word_with_the_query_is_found_by_embedding
 
 async def test_knowledge_text_gets_a_bm25_score_like_turns(graph_db) -> None:
     await _seed(graph_db)
-    svc = RetrievalService(graph_db, None, RankingSection())
+    svc = RetrievalService(RecallRepository(graph_db), None, RankingSection())
     res = await svc.context("pnpm", ("alpha",), limit=5, token_budget=None)
     [cor] = [r for r in res.items if r.candidate.id == "cor_pnpm"]
     assert cor.candidate.ranks == {FULLTEXT: 1}
@@ -122,7 +124,7 @@ async def test_a_knowledge_item_found_only_by_fulltext_still_gets_its_cosine(gra
     # The vector search (1 candidate) finds the decoy, so the pnpm rule comes from the fulltext
     # search alone.
     await _decoy_rule(graph_db, q)
-    svc = RetrievalService(graph_db, emb, RankingSection(knowledge_candidates=1))
+    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection(knowledge_candidates=1))
     res = await svc.context("pnpm", ("alpha",), limit=10, token_budget=None)
     by_id = {r.candidate.id: r.candidate for r in res.items}
     assert by_id["cor_other"].ranks == {VECTOR: 1}
@@ -139,7 +141,7 @@ async def test_a_knowledge_item_reached_only_through_its_turn_gets_its_cosine(gr
     # The vector search (1 candidate) finds the decoy; no rule shares a word with the query.
     await _decoy_rule(graph_db, q)
     await CorrectionRepository(graph_db).link_sources([("cor_pnpm", "trn_k_2")])  # learnt there
-    svc = RetrievalService(graph_db, emb, RankingSection(knowledge_candidates=1))
+    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection(knowledge_candidates=1))
     res = await svc.context(query, ("alpha",), limit=10, token_budget=None)
     by_id = {r.candidate.id: r.candidate for r in res.items}
     pnpm = by_id["cor_pnpm"]

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.timeutil import now_ms
 from graph.models import Turn
+from graph.repositories.recall import RecallRepository
 from graph.repositories.turns import TurnRepository
 from recall.config import RankingSection
 from recall.retrieval import RetrievalService
@@ -38,14 +39,16 @@ async def _seed(db) -> None:
 
 async def test_document_frequencies_count_the_whole_index(graph_db) -> None:
     await _seed(graph_db)
-    svc = RetrievalService(graph_db, None, RankingSection())
+    svc = RetrievalService(RecallRepository(graph_db), None, RankingSection())
     df = await svc.term_df(["deploy", "falkordb", "nowhere"])
     assert df == {"deploy": 42, "falkordb": 3, "nowhere": 0}
 
 
 async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
     await _seed(graph_db)
-    svc = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=10))
+    svc = RetrievalService(
+        RecallRepository(graph_db), None, RankingSection(fulltext_match_budget=10)
+    )
     words, searched, df = await svc.search_words("deploy falkordb?", ("alpha",))
     assert words == ["deploy", "falkordb"]
     assert searched == ["falkordb"]  # 42 index-wide matches for "deploy" exceed the budget
@@ -55,7 +58,9 @@ async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
     hits = await svc.fulltext("deploy falkordb?", ("alpha",), k=0, as_of=now, known_at=now)
     # Only turns holding the rare word are fetched; "deploy" still orders them (BM25).
     assert [h.id for h in hits] == ["trn_alpha_30", "trn_alpha_31"]
-    everything = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=0))
+    everything = RetrievalService(
+        RecallRepository(graph_db), None, RankingSection(fulltext_match_budget=0)
+    )
     all_hits = await everything.fulltext(
         "deploy falkordb", ("alpha",), k=0, as_of=now, known_at=now
     )
@@ -66,10 +71,14 @@ async def test_common_words_are_scored_but_not_searched(graph_db) -> None:
 async def test_a_word_in_most_turns_reads_at_most_the_match_budget(graph_db) -> None:
     await _seed(graph_db)
     now = now_ms()
-    capped = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=10))
+    capped = RetrievalService(
+        RecallRepository(graph_db), None, RankingSection(fulltext_match_budget=10)
+    )
     # "deploy" is the only word, so it is searched although its 42 matches exceed the budget;
     # the engine then reads no more than 10 of them.
     hits = await capped.fulltext("deploy", ("alpha",), k=0, as_of=now, known_at=now)
     assert 0 < len(hits) <= 10
-    unbounded = RetrievalService(graph_db, None, RankingSection(fulltext_match_budget=0))
+    unbounded = RetrievalService(
+        RecallRepository(graph_db), None, RankingSection(fulltext_match_budget=0)
+    )
     assert len(await unbounded.fulltext("deploy", ("alpha",), k=0, as_of=now, known_at=now)) == 32

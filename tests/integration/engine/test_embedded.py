@@ -197,7 +197,9 @@ async def test_changed_migration_is_a_clear_schema_mismatch(graph_db) -> None:
 
 
 async def test_fulltext_query_survives_any_user_text(graph_db) -> None:
+    from core.timeutil import now_ms
     from graph.models import Turn
+    from graph.repositories.recall import RecallRepository
     from graph.repositories.turns import TurnRepository
 
     await TurnRepository(graph_db).upsert_many(
@@ -213,5 +215,7 @@ async def test_fulltext_query_survives_any_user_text(graph_db) -> None:
         ]
     )
     hostile = 'When did "Caroline" go? (support) group* -x | ~y @z {a} [b] `c` $d%'
-    hits = await TurnRepository(graph_db).search_fulltext(hostile, projects=["p"])
-    assert [h[0] for h in hits] == ["trn_q"]
+    hits = await RecallRepository(graph_db).turn_fulltext(
+        hostile, ["p"], k=10, cap=1000, as_of=now_ms(), known_at=now_ms()
+    )
+    assert [h.id for h in hits] == ["trn_q"]

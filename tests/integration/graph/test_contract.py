@@ -1,8 +1,10 @@
 """The engine contract: the same behaviour on every available engine (`any_db`).
 
-Create, close (never deletes), as-of and known-at reads, uniqueness constraints, fulltext and
-vector search, pagination, relationship writers, idempotent migrations; plus an EXPLAIN of every
-non-schema query on the embedded engine.
+Create, close (never deletes), as-of and known-at reads, uniqueness constraints, pagination,
+relationship writers, idempotent migrations; plus an EXPLAIN of every non-schema query on the
+embedded engine. The queries `context` and `search` run (fulltext, vector, expansion, knowledge)
+have their contract in `test_contract_recall.py`, the API's scoped reads in
+`test_contract_scoped.py`: the same queries production runs, on every engine.
 """
 
 from __future__ import annotations
@@ -166,61 +168,6 @@ async def test_uniqueness_constraint_violation_is_a_conflict(any_db: GraphDB) ->
     with pytest.raises(ConflictError):
         await projects.create(p.model_copy(update={"name": "other"}))
     assert await projects.get("remgraph") == p
-
-
-async def test_fulltext_search(any_db: GraphDB) -> None:
-    turns = TurnRepository(any_db)
-    await turns.upsert_many(
-        [
-            turn("s1", 0, "we moved the graph database to FalkorDB"),
-            turn("s1", 1, "lunch was pasta"),
-            turn("s2", 0, "graph database tuning notes", project="p2"),
-            turn("s1", 2, "an old graph database remark"),
-        ]
-    )
-    await turns.close("s1-t2", at=h(3), now=REC + timedelta(days=1))
-
-    hits = await turns.search_fulltext("graph database?")
-    assert {i for i, _ in hits} == {"s1-t0", "s2-t0"}
-    assert all(score > 0 for _, score in hits)
-    assert [i for i, _ in await turns.search_fulltext("database", projects=["p2"])] == ["s2-t0"]
-    assert await turns.search_fulltext("graph", as_of=h(-1)) == []
-    assert [i for i, _ in await turns.search_fulltext("pasta", limit=1)] == ["s1-t1"]
-    assert await turns.search_fulltext("   ") == []
-
-
-async def test_vector_search_scores_are_similarities(any_db: GraphDB) -> None:
-    turns = TurnRepository(any_db)
-    ts = [
-        turn("s1", 0, "x", embedding=tuple(vec(1.0, 0.0))),
-        turn("s1", 1, "y", embedding=tuple(vec(0.8, 0.6))),
-        turn("s1", 2, "z", embedding=tuple(vec(0.0, 1.0))),
-        turn("s2", 0, "w", project="p2", embedding=tuple(vec(1.0, 0.01))),
-    ]
-    await turns.upsert_many(ts)
-
-    hits = await turns.search_vector(vec(1.0, 0.0), projects=["p1"], k=2)
-    assert [i for i, _ in hits] == ["s1-t0", "s1-t1"]
-    assert hits[0][1] == pytest.approx(1.0, abs=1e-4)
-    assert hits[1][1] == pytest.approx(0.8, abs=1e-4)
-    everywhere = await turns.search_vector(vec(1.0, 0.0), k=4)
-    assert [i for i, _ in everywhere] == ["s1-t0", "s2-t0", "s1-t1", "s1-t2"]
-    assert everywhere[-1][1] == pytest.approx(0.0, abs=1e-4)
-
-    # set_embeddings replaces a vector in place
-    assert await turns.set_embeddings([("s1-t2", vec(1.0, 0.0))]) == 1
-    hits = await turns.search_vector(vec(1.0, 0.0), projects=["p1"], k=2)
-    assert [i for i, _ in hits] == ["s1-t0", "s1-t2"]
-    assert await turns.search_vector(vec(1.0, 0.0), k=0) == []
-
-
-async def test_vector_search_finds_a_small_project_among_large_ones(any_db: GraphDB) -> None:
-    turns = TurnRepository(any_db)
-    crowd = [turn("big", i, "c", embedding=tuple(vec(1.0, 0.001 * i))) for i in range(60)]
-    few = [turn("small", i, "f", project="p2", embedding=tuple(vec(0.5, 1.0))) for i in range(2)]
-    await turns.upsert_many(crowd + few)
-    hits = await turns.search_vector(vec(1.0, 0.0), projects=["p2"], k=2)
-    assert sorted(i for i, _ in hits) == ["small-t0", "small-t1"]
 
 
 async def test_pagination_by_cursor(any_db: GraphDB) -> None:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
+from core.timeutil import now_ms
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.repositories import SessionRepository, TurnRepository
+from graph.repositories.recall import RecallRepository
 from graph.repositories.source_files import SourceFileRepository
 from ingest.config import IngestSettings
 from ingest.models import ParsedSession
@@ -222,13 +224,19 @@ async def test_embeddings_are_stored_with_the_date_prefix(
 ) -> None:
     path = fixtures / "generic" / "single.json"
     await ingest_paths(graph_db, ingest_settings, [path], embedder=embedder)
-    hits = await TurnRepository(graph_db).search_vector(
-        (await embedder.embed(["[2 Oct 2025] user: hello"]))[0], projects=["notes"], k=1
+    now = now_ms()
+    hits = await RecallRepository(graph_db).turn_vector(
+        [float(x) for x in (await embedder.embed(["[2 Oct 2025] user: hello"]))[0]],
+        ["notes"],
+        k=1,
+        k_search=4,
+        as_of=now,
+        known_at=now,
     )
     assert hits
-    assert hits[0][0] == turn_id("notes", "doc1", "ordinal-0")
-    assert hits[0][1] > 0.99
-    assert isinstance(np.float32(hits[0][1]), np.floating)
+    assert hits[0].id == turn_id("notes", "doc1", "ordinal-0")
+    assert hits[0].score > 0.99
+    assert isinstance(np.float32(hits[0].score), np.floating)
 
 
 async def test_missing_path_and_unknown_file_are_reported(

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from graph.cypher import Dialect, Mode, Registry, cypher_dir, parse_file, registry
+from graph.cypher import Dialect, Mode, QueryRef, Registry, cypher_dir, parse_file, registry
+from graph.db import resolve
 from graph.errors import QueryFileError, UnknownQueryError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -111,17 +112,49 @@ def test_every_file_loads_with_a_valid_header(reg: Registry) -> None:
                 assert not name.startswith("schema."), f"{q.path}: schema/ holds only DDL"
 
 
-def test_declared_params_equal_used_params() -> None:
-    # parse_file enforces this; re-parse every file so a loader change cannot hide a mismatch
-    root = cypher_dir()
-    for path in sorted(root.rglob("*.cypher")):
-        rel = path.relative_to(root)
-        if rel.parts[0] == "browser":
-            continue
-        q = parse_file(path, "x", None)
-        body = re.sub(r"//[^\n]*", "", path.read_text(encoding="utf-8"))
-        body = re.sub(r"'(?:\\.|[^'\\])*'", "''", body)
-        assert set(re.findall(r"\$([A-Za-z_]\w*)", body)) == set(q.params), str(rel)
+def _used_params(text: str) -> set[str]:
+    body = re.sub(r"//[^\n]*", "", text)
+    body = re.sub(r"'(?:\\.|[^'\\])*'", "''", body)
+    return set(re.findall(r"\$([A-Za-z_]\w*)", body))
+
+
+def test_declared_params_equal_used_params(reg: Registry) -> None:
+    # the loader enforces this; recount here so a loader change cannot hide a mismatch. Queries
+    # are counted on their composed text (what the engine receives), fragments on their body.
+    for d in Dialect:
+        for name in reg.names(d):
+            q = reg.get(name, d)
+            assert _used_params(q.text) == set(q.params), str(q.path)
+    for f in reg.fragments():
+        assert _used_params(f.body) == set(f.params), str(f.path)
+
+
+def test_files_without_includes_load_as_they_are_written(reg: Registry) -> None:
+    for d in Dialect:
+        for name in reg.names(d):
+            q = reg.get(name, d)
+            if not q.includes:
+                assert q.text == q.path.read_text(encoding="utf-8"), str(q.path)
+
+
+def test_composed_text_is_what_the_engine_runs(reg: Registry) -> None:
+    for d in Dialect:
+        for name in reg.names(d):
+            q = reg.get(name, d)
+            ran = resolve(QueryRef(name), d, q.mode)
+            assert ran.text == q.text
+            assert not re.search(r"^\s*//\s*include\s*:", ran.text, re.MULTILINE), q.path
+            fragments = {f.name: f for f in reg.fragments()}
+            for name in q.includes:
+                assert fragments[name].body in ran.text, f"{q.path}: {name} not spliced in"
+
+
+def test_every_fragment_is_included_and_shared(reg: Registry) -> None:
+    included = {i for d in Dialect for n in reg.names(d) for i in reg.get(n, d).includes}
+    unused = [f.name for f in reg.fragments() if f.name not in included]
+    assert unused == [], f"fragments no query includes: {unused}"
+    for f in reg.fragments():
+        assert "dialect" not in f.path.relative_to(cypher_dir()).parts
 
 
 def test_every_name_resolves_for_both_dialects(reg: Registry) -> None:
@@ -243,3 +276,142 @@ def test_dialect_file_wins_and_unknown_names_suggest(tmp_path: Path) -> None:
     assert "1 AS" in reg.get("thing.get", Dialect.NEO4J).text
     with pytest.raises(UnknownQueryError, match=r"thing\.get"):
         reg.get("thing.gett", Dialect.NEO4J)
+
+
+# --- includes: fragments spliced in at load time ------------------------------------------------
+
+_FRAG = "// fragment: yes\n// params: {params}\n{returns}{body}\n"
+
+
+def _frag(root: Path, rel: str, body: str, params: str = "", returns: str = "") -> None:
+    ret = f"// returns: {returns}\n" if returns else ""
+    _write(root, rel, _FRAG.format(params=params, returns=ret, body=body))
+
+
+def test_include_splices_the_fragment_and_checks_the_composed_text(tmp_path: Path) -> None:
+    _frag(tmp_path, "thing/filter.cypher", "WHERE n.project IN $projects", params="projects")
+    _frag(
+        tmp_path,
+        "thing/columns.cypher",
+        "// include: thing.filter\nRETURN n.id AS id, n.name AS name",
+        params="projects",
+        returns="id, name",
+    )
+    _write(
+        tmp_path,
+        "dialect/neo4j/thing/find.cypher",
+        "// mode: read\n// params: q, projects\n// dialect-only: yes\n"
+        "MATCH (n:Thing) WHERE n.name = $q\nWITH n\n// include: thing.columns\n",
+    )
+    _write(
+        tmp_path,
+        "dialect/falkordb/thing/find.cypher",
+        "// mode: read\n// params: q, projects\n// dialect-only: yes\n"
+        "MATCH (n:Thing) WHERE n.name STARTS WITH $q\nWITH n\n// include: thing.columns\n",
+    )
+    reg = Registry(tmp_path)
+    neo, falkor = reg.get("thing.find", Dialect.NEO4J), reg.get("thing.find", Dialect.FALKORDB)
+    assert neo.text == (
+        "// mode: read\n// params: q, projects\n// dialect-only: yes\n"
+        "MATCH (n:Thing) WHERE n.name = $q\nWITH n\n"
+        "WHERE n.project IN $projects\nRETURN n.id AS id, n.name AS name\n"
+    )
+    assert "STARTS WITH $q\nWITH n\nWHERE n.project IN $projects\nRETURN" in falkor.text
+    assert neo.returns == falkor.returns == ("id", "name")  # inherited from the fragment
+    assert neo.includes == ("thing.columns", "thing.filter")
+    assert [f.name for f in reg.fragments()] == ["thing.columns", "thing.filter"]
+    assert "thing.filter" not in reg.all_names()  # a fragment is not a query
+
+
+def test_include_at_the_top_of_the_body_ends_the_header(tmp_path: Path) -> None:
+    _frag(tmp_path, "thing/all.cypher", "MATCH (n:Thing) RETURN n.id AS id", returns="id")
+    _write(tmp_path, "thing/list.cypher", "// mode: read\n// params:\n// include: thing.all\n")
+    q = Registry(tmp_path).get("thing.list", Dialect.NEO4J)
+    assert q.text.endswith("// params:\nMATCH (n:Thing) RETURN n.id AS id\n")
+    assert q.returns == ("id",)
+
+
+@pytest.mark.parametrize(
+    ("files", "reason"),
+    [
+        # the query does not declare the fragment's parameter
+        (
+            {
+                "thing/f.cypher": _FRAG.format(params="x", returns="", body="WHERE n.a = $x"),
+                "thing/get.cypher": "// mode: read\n// params:\n// returns: id\n"
+                "MATCH (n) // include: nowhere\n// include: thing.f\nRETURN n.id AS id\n",
+            },
+            "declared params",
+        ),
+        # a fragment that declares a parameter it does not use
+        (
+            {
+                "thing/f.cypher": _FRAG.format(params="x, y", returns="", body="WHERE n.a = $x"),
+                "thing/get.cypher": "// mode: read\n// params: x, y\n// returns: id\n"
+                "MATCH (n)\n// include: thing.f\nRETURN n.id AS id\n",
+            },
+            "declared params",
+        ),
+        (
+            {
+                "thing/get.cypher": "// mode: read\n// params:\n// returns: id\n"
+                "MATCH (n)\n// include: thing.missing\nRETURN n.id AS id\n",
+            },
+            "unknown fragment 'thing.missing'",
+        ),
+        (
+            {
+                "thing/a.cypher": _FRAG.format(params="", returns="", body="// include: thing.b"),
+                "thing/b.cypher": _FRAG.format(params="", returns="", body="// include: thing.a"),
+                "thing/get.cypher": "// mode: read\n// params:\n// returns: id\n"
+                "MATCH (n)\n// include: thing.a\nRETURN n.id AS id\n",
+            },
+            "include cycle: thing.a -> thing.b -> thing.a",
+        ),
+        (
+            {
+                "thing/a.cypher": _FRAG.format(params="", returns="", body="// include: thing.a"),
+                "thing/get.cypher": "// mode: read\n// params:\n// returns: id\n"
+                "MATCH (n)\n// include: thing.a\nRETURN n.id AS id\n",
+            },
+            "include cycle: thing.a -> thing.a",
+        ),
+        (
+            {
+                "dialect/neo4j/thing/f.cypher": _FRAG.format(
+                    params="", returns="", body="WITH 1 AS x"
+                ),
+            },
+            "fragments are shared",
+        ),
+        (
+            {
+                "thing/f.cypher": _FRAG.format(
+                    params="", returns="// returns: id\n", body="RETURN n.id AS id"
+                ),
+                "thing/get.cypher": "// mode: read\n// params:\n// returns: id, name\n"
+                "MATCH (n)\n// include: thing.f\n",
+            },
+            "differs from the included fragment",
+        ),
+        (
+            {
+                "thing/f.cypher": _FRAG.format(params="", returns="", body="WITH {x} AS y"),
+                "thing/get.cypher": "// mode: read\n// params:\n// returns: y\n"
+                "MATCH (n)\n// include: thing.f\nRETURN y AS y\n",
+            },
+            "template",
+        ),
+    ],
+)
+def test_bad_includes_are_refused(tmp_path: Path, files: dict[str, str], reason: str) -> None:
+    for rel, text in files.items():
+        _write(tmp_path, rel, text)
+    with pytest.raises(QueryFileError, match=re.escape(reason)):
+        Registry(tmp_path).get("thing.get", Dialect.NEO4J)
+
+
+def test_a_file_with_includes_needs_the_registry(tmp_path: Path) -> None:
+    _write(tmp_path, "q.cypher", "// mode: read\n// params:\n// include: thing.f\n")
+    with pytest.raises(QueryFileError, match="needs the registry"):
+        parse_file(tmp_path / "q.cypher", "q", None)

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from recall.retrieval import session_neighbours
+from graph.repositories.recall import TurnFacts
+from recall.candidates import session_neighbours
 
 
-def _row(i: str, session: str | None, ordinal: int | None) -> dict[str, object]:
-    return {"id": i, "session_id": session, "ordinal": ordinal}
+def _row(i: str, session: str | None, ordinal: int | None) -> TurnFacts:
+    return TurnFacts(
+        id=i,
+        project="p",
+        session_id=session,
+        ordinal=ordinal,
+        speaker="",
+        tokens=0,
+        valid_from=None,
+        valid_to=None,
+        quality=None,
+        similarity=None,
+    )
 
 
 def test_links_turns_of_one_session_within_the_window_both_ways() -> None:

@@ -2,10 +2,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from graph.kinds import ItemKind
 from recall.config import RankingSection
 from recall.ranking import (
     Candidate,
-    ItemKind,
     Ranked,
     mmr_pack,
     rank,

@@ -1,0 +1,25 @@
+"""`ItemKind`: the kinds of item memory holds and `context` returns.
+
+The one list of kinds: repositories tag their rows with it, `recall` ranks by it, and the API's
+GraphQL enum (`ContextKind`) is generated from it, so a new kind is added here only.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ItemKind(StrEnum):
+    """Kinds of context item; the value is the storage and wire name (`reference_layer`)."""
+
+    TURN = "turn"
+    LESSON = "lesson"
+    CORRECTION = "correction"
+    FACT = "fact"
+    TOPIC = "topic"
+    REFERENCE_LAYER = "reference_layer"
+    PRIMER = "primer"
+
+
+KNOWLEDGE_KINDS = frozenset(k for k in ItemKind if k is not ItemKind.TURN)
+"""Every kind distilled from turns (all but `turn`)."""

@@ -1,0 +1,346 @@
+"""`RecallRepository`: the candidate queries behind `context` and `search`, as typed rows.
+
+Every method takes `projects` (the caller's scope; `("*",)` is every project) and never returns a
+row outside it; an empty scope returns nothing without asking the engine. Free text is escaped for
+the engine here (`GraphDB.fulltext_query`), so callers pass words, never engine syntax. Scores are
+higher-is-better on both engines: engine relevance for fulltext, the cosine similarity in [-1, 1]
+for vectors (see `cypher/README.md`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.timeutil import OPEN
+from graph.cypher import Q
+from graph.db import GraphDB
+from graph.kinds import ItemKind
+
+_TURN_FULLTEXT = Q("recall.turn_fulltext")
+_TURN_VECTOR = Q("recall.turn_vector")
+_TURNS_FETCH = Q("recall.turns_fetch")
+_TURN_TEXTS = Q("recall.turn_texts")
+_SPEAKERS = Q("recall.speakers")
+_TURN_KEYS = Q("recall.turn_keys")
+_TURN_STATS = Q("recall.turn_stats")
+_TURN_TERM_DF = Q("recall.turn_term_df")
+_KNOWLEDGE_FULLTEXT = Q("recall.knowledge_fulltext")
+_KNOWLEDGE_VECTOR = Q("recall.knowledge_vector")
+_KNOWLEDGE_SIMILARITY = Q("recall.knowledge_similarity")
+_KNOWLEDGE_OF_TURNS = Q("recall.knowledge_of_turns")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnHit:
+    """One turn a search found: its id and score (higher is better)."""
+
+    id: str
+    score: float
+    text: str | None = None
+    """The turn's text when the search read it (fulltext), else None."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFacts:
+    """What ranking needs to know about a candidate turn (its text is read apart, when needed)."""
+
+    id: str
+    project: str | None
+    session_id: str | None
+    ordinal: int | None
+    speaker: str
+    """The speaker's name; empty when the turn has none."""
+    tokens: int
+    """Stored token estimate; 0 when unknown."""
+    valid_from: int | None
+    valid_to: int | None
+    """End of the event interval in epoch ms; None while the turn still holds."""
+    quality: float | None
+    """Quality of the turn's session in [0, 1], when scored."""
+    similarity: float | None
+    """Cosine similarity to the query vector; None without a vector or an embedding."""
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeHit:
+    """A knowledge item (lesson, correction, fact, topic, reference layer, primer) as a candidate.
+
+    The columns of `cypher/recall/knowledge_columns.cypher`; fields a kind does not have are None.
+    """
+
+    kind: ItemKind
+    id: str
+    project: str | None
+    text: str
+    score: float
+    """Engine score of the search that found it (0 for items found through their turns)."""
+    confidence: float | None
+    weight: float | None
+    effectiveness: float | None
+    reinforcement: float | None
+    last_seen: int | None
+    half_life_days: float | None
+    status: str | None
+    """Correction status (`rule`, ...), topic phase or primer period."""
+    valid_from: int | None
+    valid_to: int | None
+    """End of the event interval in epoch ms; None while the item still holds."""
+    turn_ids: tuple[str, ...]
+    """Turns the item points back to (provenance; for a topic, turns mentioning it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStats:
+    """Collection statistics of the turns of a scope (BM25 needs both)."""
+
+    turns: int
+    avg_chars: float
+    """Mean turn length in characters (0 without turns)."""
+
+
+def _opt_float(v: Any) -> float | None:
+    return None if v is None else float(v)
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _end(v: Any) -> int | None:
+    """An interval end, None while open (the `OPEN` sentinel)."""
+    return None if v is None or v >= OPEN else int(v)
+
+
+def _turn_facts(r: Mapping[str, Any]) -> TurnFacts:
+    return TurnFacts(
+        id=r["id"],
+        project=r["project"],
+        session_id=r["session_id"],
+        ordinal=_opt_int(r["ordinal"]),
+        speaker=r["speaker"] or "",
+        tokens=int(r["tokens"] or 0),
+        valid_from=_opt_int(r["valid_from"]),
+        valid_to=_end(r["valid_to"]),
+        quality=_opt_float(r["quality"]),
+        similarity=_opt_float(r["similarity"]),
+    )
+
+
+def _knowledge_hit(r: Mapping[str, Any]) -> KnowledgeHit:
+    return KnowledgeHit(
+        kind=ItemKind(r["kind"]),
+        id=r["id"],
+        project=r["project"],
+        text=r["text"] or "",
+        score=float(r["score"] or 0.0),
+        confidence=_opt_float(r["confidence"]),
+        weight=_opt_float(r["weight"]),
+        effectiveness=_opt_float(r["effectiveness"]),
+        reinforcement=_opt_float(r["reinforcement"]),
+        last_seen=_opt_int(r["last_seen"]),
+        half_life_days=_opt_float(r["half_life_days"]),
+        status=r["status"],
+        valid_from=_opt_int(r["valid_from"]),
+        valid_to=_end(r["valid_to"]),
+        turn_ids=tuple(r["turn_ids"] or ()),
+    )
+
+
+class RecallRepository:
+    """Candidate generation for recall: turn and knowledge search, expansion, statistics."""
+
+    def __init__(self, db: GraphDB) -> None:
+        self._db = db
+
+    async def turn_fulltext(
+        self,
+        text: str,
+        projects: Sequence[str],
+        *,
+        k: int,
+        cap: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[TurnHit]:
+        """Up to `k` turns matching any word of `text`, best engine score first, with their text.
+
+        At most `cap` index matches are read (best first where the engine ranks them).
+        """
+        q = self._db.fulltext_query(text)
+        if not q or not projects:
+            return []
+        rows = await self._db.read(
+            _TURN_FULLTEXT,
+            q=q,
+            k=k,
+            cap=cap,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return [TurnHit(r["id"], float(r["score"]), r["text"] or "") for r in rows]
+
+    async def turn_vector(
+        self,
+        vector: Sequence[float] | None,
+        projects: Sequence[str],
+        *,
+        k: int,
+        k_search: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[TurnHit]:
+        """The `k` nearest turns in `projects` among the index's `k_search` nearest overall."""
+        if vector is None or not projects or k <= 0:
+            return []
+        rows = await self._db.read(
+            _TURN_VECTOR,
+            vector=list(vector),
+            k=k,
+            k_search=k_search,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return [TurnHit(r["id"], float(r["score"])) for r in rows]
+
+    async def turns_fetch(
+        self,
+        ids: Sequence[str],
+        projects: Sequence[str],
+        *,
+        top: Sequence[str],
+        window: int,
+        vector: Sequence[float] | None,
+    ) -> list[TurnFacts]:
+        """The turns `ids` plus those within `window` `NEXT` steps of the turns `top`.
+
+        Expansion stays in each turn's session and in `projects`; `similarity` is the cosine to
+        `vector` (None without one).
+        """
+        if not ids or not projects:
+            return []
+        rows = await self._db.read(
+            _TURNS_FETCH,
+            ids=list(ids),
+            top=list(top),
+            projects=list(projects),
+            window=window,
+            vector=None if vector is None else list(vector),
+        )
+        return [_turn_facts(r) for r in rows]
+
+    async def turn_texts(self, ids: Sequence[str], projects: Sequence[str]) -> dict[str, str]:
+        """Turn id -> text for the readable turns among `ids`."""
+        if not ids or not projects:
+            return {}
+        rows = await self._db.read(_TURN_TEXTS, ids=list(ids), projects=list(projects))
+        return {r["id"]: r["text"] or "" for r in rows}
+
+    async def speakers(self, projects: Sequence[str]) -> tuple[str, ...]:
+        """Speaker names of `projects`, most turns first (at most 200)."""
+        rows = await self._db.read(_SPEAKERS, projects=list(projects))
+        return tuple(str(r["speaker"]) for r in rows if r["speaker"])
+
+    async def turn_keys(self, projects: Sequence[str]) -> dict[str, str]:
+        """Native source key -> turn id for every keyed turn of `projects` (evaluations)."""
+        rows = await self._db.read(_TURN_KEYS, projects=list(projects))
+        return {str(r["source_key"]): str(r["id"]) for r in rows if r["source_key"]}
+
+    async def turn_stats(self, projects: Sequence[str]) -> TurnStats:
+        """How many turns `projects` hold and their mean length."""
+        rows = await self._db.read(_TURN_STATS, projects=list(projects))
+        if not rows:
+            return TurnStats(0, 0.0)
+        return TurnStats(int(rows[0]["turns"] or 0), float(rows[0]["avg_chars"] or 0.0))
+
+    async def turn_term_df(self, words: Sequence[str]) -> dict[str, int]:
+        """Word -> how many turns of the whole index match it (0: none, or not searchable)."""
+        engine_word = {w: self._db.fulltext_query(w) for w in words}
+        searchable = [q for q in dict.fromkeys(engine_word.values()) if q]
+        rows = await self._db.read(_TURN_TERM_DF, words=searchable) if searchable else []
+        got = {r["word"]: int(r["df_all"] or 0) for r in rows}
+        return {w: got.get(q, 0) for w, q in engine_word.items()}
+
+    async def knowledge_fulltext(
+        self,
+        text: str,
+        projects: Sequence[str],
+        *,
+        k: int,
+        cap: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[KnowledgeHit]:
+        """Up to `k` items per kind matching any word of `text`, best engine score first.
+
+        Equal scores go by id, in the query's per-kind cut and here, so the list ranks built from
+        this order do not depend on how the engine happens to return ties.
+        """
+        q = self._db.fulltext_query(text)
+        if not q or not projects:
+            return []
+        rows = await self._db.read(
+            _KNOWLEDGE_FULLTEXT,
+            q=q,
+            k=k,
+            cap=cap,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        hits = [_knowledge_hit(r) for r in rows]
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits
+
+    async def knowledge_vector(
+        self,
+        vector: Sequence[float] | None,
+        projects: Sequence[str],
+        *,
+        k: int,
+        k_search: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[KnowledgeHit]:
+        """The `k` nearest items per kind in `projects` (among each index's `k_search` nearest)."""
+        if vector is None or not projects or k <= 0:
+            return []
+        rows = await self._db.read(
+            _KNOWLEDGE_VECTOR,
+            vector=list(vector),
+            k=k,
+            k_search=k_search,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return [_knowledge_hit(r) for r in rows]
+
+    async def knowledge_similarity(
+        self, ids: Sequence[str], projects: Sequence[str], vector: Sequence[float] | None
+    ) -> dict[str, float]:
+        """Item id -> cosine similarity to `vector` for the embedded, readable items `ids`."""
+        if not ids or vector is None or not projects:
+            return {}
+        rows = await self._db.read(
+            _KNOWLEDGE_SIMILARITY, ids=list(ids), projects=list(projects), vector=list(vector)
+        )
+        return {r["id"]: float(r["similarity"]) for r in rows if r["similarity"] is not None}
+
+    async def knowledge_of_turns(
+        self, ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int
+    ) -> list[KnowledgeHit]:
+        """Lessons, corrections and facts derived from the turns `ids`: one hit per (item, turn)."""
+        if not ids or not projects:
+            return []
+        rows = await self._db.read(
+            _KNOWLEDGE_OF_TURNS,
+            ids=list(ids),
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return [_knowledge_hit(r) for r in rows]

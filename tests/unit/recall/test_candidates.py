@@ -1,0 +1,95 @@
+"""Rows to candidates: knowledge salience per kind, the knowledge pool's ranks, search fusion."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from graph.kinds import ItemKind
+from graph.repositories.recall import KnowledgeHit, TurnHit
+from knowledge.scoring import correction_effective_weight
+from recall.candidates import KnowledgePool, knowledge_weight
+from recall.search import fuse_hits
+
+DAY = 86_400_000
+NOW = 1_000 * DAY
+
+
+def hit(id: str, kind: ItemKind = ItemKind.FACT, **kw) -> KnowledgeHit:
+    base = {
+        "kind": kind,
+        "id": id,
+        "project": "p",
+        "text": f"text of {id}",
+        "score": 0.0,
+        "confidence": None,
+        "weight": None,
+        "effectiveness": None,
+        "reinforcement": None,
+        "last_seen": None,
+        "half_life_days": None,
+        "status": None,
+        "valid_from": None,
+        "valid_to": None,
+        "turn_ids": (),
+    }
+    return KnowledgeHit(**(base | kw))
+
+
+def test_knowledge_weight_per_kind() -> None:
+    lesson = hit("l", ItemKind.LESSON, weight=2.0, effectiveness=0.5)
+    assert knowledge_weight(lesson, NOW) == pytest.approx(3.0)
+    assert knowledge_weight(hit("l0", ItemKind.LESSON), NOW) == 1.0  # unset weight counts 1
+    assert knowledge_weight(hit("t", ItemKind.TOPIC, weight=-2.0), NOW) == 0.0
+    assert knowledge_weight(hit("r", ItemKind.REFERENCE_LAYER, weight=9.0), NOW) == 1.0
+    assert knowledge_weight(hit("p", ItemKind.PRIMER), NOW) == 1.0
+    assert knowledge_weight(hit("f", confidence=0.8), NOW) == 0.8
+    assert knowledge_weight(hit("f0"), NOW) == 0.5
+    cor = hit(
+        "c",
+        ItemKind.CORRECTION,
+        confidence=0.9,
+        reinforcement=3.0,
+        last_seen=NOW - 10 * DAY,
+        half_life_days=20.0,
+    )
+    decayed = correction_effective_weight(0.9, 3.0, 10.0, half_life_days=20.0)
+    assert knowledge_weight(cor, NOW) == pytest.approx(decayed)
+    rule = dataclasses.replace(cor, status="rule")
+    assert knowledge_weight(rule, NOW) == pytest.approx(2 * decayed)
+
+
+def test_pool_ranks_each_list_and_merges_provenance() -> None:
+    by_text = [hit("a", turn_ids=("t1",), score=5.0), hit("b", score=3.0)]
+    by_vector = [hit("c", score=0.2), hit("a", score=0.9, turn_ids=("t2",)), hit("d", score=0.2)]
+    derived = [hit("b", turn_ids=("t3",)), hit("e", turn_ids=("t4",))]
+    pool = KnowledgePool.gather(by_text, by_vector, derived, {"b": 0.4, "e": 0.1})
+    assert pool.ranks == {
+        "a": {"fulltext": 1, "vector": 1},
+        "b": {"fulltext": 2},
+        "c": {"vector": 2},  # tied with d on score: by id
+        "d": {"vector": 3},
+        "e": {},
+    }
+    assert pool.similarity == {"b": 0.4, "e": 0.1, "a": 0.9, "c": 0.2, "d": 0.2}
+    assert pool.turns["a"] == ["t1", "t2"]
+    cands = {c.id: c for c in pool.candidates({"a": 7.0}, NOW)}
+    assert cands["a"].scores == {"fulltext": 7.0, "vector": 0.9}
+    assert cands["e"].scores == {"vector": 0.1}
+    assert cands["b"].turn_ids == ("t3",)
+    assert cands["a"].tokens == len("text of a") // 4
+    assert KnowledgePool.gather([], [], [], {}).candidates({}, NOW) == []
+
+
+def test_hybrid_search_fuses_by_reciprocal_rank_then_id() -> None:
+    ft = [TurnHit("a", 9.0), TurnHit("b", 5.0)]
+    vec = [TurnHit("b", 0.9), TurnHit("c", 0.8)]
+    fused = fuse_hits((("fulltext", ft), ("vector", vec)), rrf_k=10)
+    assert [h.id for h in fused] == ["b", "a", "c"]
+    assert fused[0].score == pytest.approx((1 / 12 + 1 / 11) * 11 / 2)
+    assert fused[1].score == pytest.approx(0.5)
+    assert fused[2].score == pytest.approx(1 / 12 * 11 / 2)
+    assert all(h.text is None for h in fused)
+    tied = fuse_hits((("fulltext", [TurnHit("z", 1.0)]), ("vector", [TurnHit("y", 1.0)])), 10)
+    assert [h.id for h in tied] == ["y", "z"]  # equal fused scores go by id

@@ -1,0 +1,186 @@
+"""One test per ranking signal, plus the registry's contract with `score_candidates`."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from datetime import UTC, datetime
+
+import pytest
+
+from graph.kinds import ItemKind
+from recall import signals
+from recall.config import RankingSection
+from recall.items import Candidate
+from recall.ranking import score_candidates
+from recall.signals import SIGNALS, Effect, QueryState, Signal, fuse
+from recall.understand import understand
+
+W = RankingSection()
+DAY = 86_400_000
+NOW = datetime(2024, 6, 15, tzinfo=UTC)
+
+
+def cand(id: str, kind: ItemKind = ItemKind.TURN, **kw) -> Candidate:
+    return Candidate(id=id, kind=kind, text=kw.pop("text", id), tokens=1, **kw)
+
+
+def state(cands: list[Candidate], query: str = "x", w: RankingSection = W, **kw) -> QueryState:
+    intent = understand(query, speakers=("Caroline Smith", "Mel"), now=NOW)
+    return QueryState(cands, intent, w, fuse(cands, w), **kw)
+
+
+def test_fusion_adds_scaled_scores_to_normalised_rrf() -> None:
+    cs = [
+        cand("a", ranks={"fulltext": 1}, scores={"fulltext": 4.0, "vector": 0.2}),
+        cand("b", ranks={"vector": 1}, scores={"fulltext": 0.0, "vector": 0.6}),
+    ]
+    fused = fuse(cs, W)
+    # a: RRF 0.5 + BM25 at the top of [0, 4] (weight 1) + cosine at the bottom of [0.2, 0.6]
+    assert fused["a"] == pytest.approx(0.5 + 1.0)
+    # b: RRF 0.5 + BM25 0 + cosine at the top (weight 0.5)
+    assert fused["b"] == pytest.approx(0.5 + 0.5)
+    # a lone cosine has no spread and adds nothing; BM25 is scaled from 0, so it still counts
+    assert fuse([cand("c", scores={"vector": 0.3})], W) == {"c": 0.0}
+    assert fuse([cand("c", scores={"fulltext": 3.0})], W) == {"c": 1.0}
+
+
+def test_neighbour_takes_the_best_neighbours_fused_score_for_turns_only() -> None:
+    cs = [
+        cand("t1", neighbours=("t2", "t3", "gone")),
+        cand("t2", ranks={"fulltext": 1}),
+        cand("t3", ranks={"fulltext": 5}),
+        cand("les", ItemKind.LESSON, neighbours=("t2",)),
+    ]
+    q = state(cs)
+    assert signals.neighbour(cs[0], q) == pytest.approx(W.neighbour_weight * q.fused["t2"])
+    assert signals.neighbour(cand("alone"), q) == 0.0
+    assert signals.neighbour(cs[3], q) is None
+
+
+def test_session_is_the_mean_of_the_sessions_best_turns() -> None:
+    w = RankingSection(session_top=2)
+    cs = [cand(f"t{r}", session_id="s", ranks={"fulltext": r}) for r in (1, 2, 3)]
+    cs.append(cand("fct", ItemKind.FACT, session_id="s", ranks={"fulltext": 1}))
+    q = state(cs, w=w)
+    expected = (q.fused["t1"] + q.fused["t2"]) / 2  # the fact does not count
+    assert signals.session(cs[2], q) == pytest.approx(w.session_weight * expected)
+    assert signals.session(cand("t9"), q) == 0.0  # no session
+    assert signals.session(cs[3], q) is None
+
+
+def test_derived_flows_both_ways_between_knowledge_and_its_turns() -> None:
+    cs = [
+        cand("t1", ranks={"vector": 3}),
+        cand("les", ItemKind.LESSON, ranks={"fulltext": 1}, turn_ids=("t1", "t2")),
+        cand("fct", ItemKind.FACT, ranks={"fulltext": 9}, turn_ids=("t1",)),
+    ]
+    q = state(cs)
+    assert signals.derived(cs[0], q) == pytest.approx(W.derived_weight * q.fused["les"])
+    assert signals.derived(cs[1], q) == pytest.approx(W.derived_weight * q.fused["t1"])
+    assert signals.derived(cand("t2"), q) == pytest.approx(W.derived_weight * q.fused["les"])
+    assert signals.derived(cand("t3"), q) == 0.0
+
+
+def test_speaker_boosts_turns_by_a_named_speaker_or_first_name() -> None:
+    q = state([], "what did Caroline Smith and Mel say")
+    assert signals.speaker(cand("a", speaker="Caroline Smith"), q) == W.speaker_boost
+    assert signals.speaker(cand("b", speaker="caroline"), q) == W.speaker_boost
+    assert signals.speaker(cand("c", speaker="Mel Jones"), q) == W.speaker_boost
+    assert signals.speaker(cand("d", speaker="Bob"), q) is None
+    assert signals.speaker(cand("e", ItemKind.FACT, speaker="Mel"), q) is None
+
+
+def test_time_boosts_items_inside_a_named_range() -> None:
+    q = state([], "what happened in May 2023")
+    may = int(datetime(2023, 5, 10, tzinfo=UTC).timestamp() * 1000)
+    june = int(datetime(2023, 6, 10, tzinfo=UTC).timestamp() * 1000)
+    assert signals.time(cand("a", time_ms=may), q) == W.time_boost
+    assert signals.time(cand("b", ItemKind.FACT, time_ms=may), q) == W.time_boost
+    assert signals.time(cand("c", time_ms=june), q) is None
+    assert signals.time(cand("d"), q) is None
+
+
+def test_kind_weight_follows_each_kinds_salience() -> None:
+    q = state([])
+    assert signals.kind_weight(cand("t"), q) is None
+    assert signals.kind_weight(cand("f", ItemKind.FACT, weight=9.0), q) == W.knowledge_weight
+    topic = signals.kind_weight(cand("p", ItemKind.TOPIC, weight=3.0), q)
+    assert topic == pytest.approx(1.0 + W.topic_weight * math.log1p(3.0))
+    lesson = signals.kind_weight(cand("l", ItemKind.LESSON, weight=2.0), q)
+    assert lesson == pytest.approx(1.0 + W.lesson_weight * 2.0)
+    rule = signals.kind_weight(cand("c", ItemKind.CORRECTION, weight=-1.0), q)
+    assert rule == 1.0  # negative salience counts as none
+
+
+def test_quality_and_recency_are_factors_around_one() -> None:
+    q = state([], now_ms=1000 * DAY)
+    assert signals.quality(cand("a", quality=1.0), q) == pytest.approx(1 + W.quality_weight / 2)
+    assert signals.quality(cand("b", quality=0.0), q) == pytest.approx(1 - W.quality_weight / 2)
+    assert signals.quality(cand("c"), q) is None
+    w = RankingSection(recency_weight=0.4, recency_half_life_days=10)
+    q = state([], w=w, now_ms=1000 * DAY)
+    assert signals.recency(cand("d", time_ms=1000 * DAY), q) == pytest.approx(1.0)
+    assert signals.recency(cand("e", time_ms=990 * DAY), q) == pytest.approx(0.6 + 0.4 * 0.5)
+    assert signals.recency(cand("f"), q) is None
+    assert signals.recency(cand("g", time_ms=0), state([], w=w)) is None  # no reference time
+
+
+def test_inactive_signals_are_skipped_for_the_whole_query() -> None:
+    by_name = {s.name: s for s in SIGNALS}
+    plain = state([], "deploy")
+    assert not by_name["speaker"].active(plain)
+    assert not by_name["time"].active(plain)
+    assert not by_name["recency"].active(plain)  # weight 0 by default
+    assert not by_name["quality"].active(state([], w=RankingSection(quality_weight=0)))
+    assert by_name["speaker"].active(state([], "did Mel go"))
+
+
+def test_registry_names_are_unique_and_why_follows_the_registry() -> None:
+    names = [s.name for s in SIGNALS]
+    assert len(names) == len(set(names))
+    cs = [
+        cand(
+            "t1",
+            session_id="s",
+            speaker="Mel",
+            quality=0.9,
+            time_ms=int(datetime(2023, 5, 1, tzinfo=UTC).timestamp() * 1000),
+            ranks={"fulltext": 1},
+            scores={"fulltext": 2.0},
+        ),
+        cand("les", ItemKind.LESSON, weight=1.0, turn_ids=("t1",), ranks={"vector": 1}),
+    ]
+    w = RankingSection(recency_weight=0.5)
+    [*ranked] = score_candidates(
+        cs, understand("Mel in May 2023", speakers=("Mel",), now=NOW), w, now_ms=NOW_MS
+    )
+    turn = next(r for r in ranked if r.candidate.id == "t1")
+    signal_keys = [k for k in turn.why if k in names]
+    assert signal_keys == [n for n in names if n != "kind_weight"]
+    # the score is the documented combination of the values `why` reports
+    by_effect = {s.name: s.effect for s in SIGNALS}
+    added = sum(v for k, v in turn.why.items() if by_effect.get(k) is Effect.ADD)
+    mult = math.prod(
+        (1.0 + v) if by_effect.get(k) is Effect.BOOST else v
+        for k, v in turn.why.items()
+        if by_effect.get(k) in (Effect.BOOST, Effect.FACTOR)
+    )
+    assert turn.score == pytest.approx((turn.why["fused"] + added) * mult)
+
+
+NOW_MS = int(NOW.timestamp() * 1000)
+
+
+def test_a_new_signal_is_one_function_and_one_registry_line(monkeypatch) -> None:
+    def shouting(c: Candidate, q: QueryState) -> float | None:
+        return 1.0 if c.text.isupper() else None
+
+    extra = Signal("shouting", Effect.BOOST, shouting)
+    monkeypatch.setattr("recall.ranking.SIGNALS", (*SIGNALS, extra))
+    cs = [cand("a", text="CALM DOWN", ranks={"fulltext": 2}), cand("b", ranks={"fulltext": 1})]
+    ranked = score_candidates(cs, understand("x"), RankingSection(session_weight=0))
+    assert [r.candidate.id for r in ranked] == ["a", "b"]  # doubled by the boost
+    assert ranked[0].why["shouting"] == 1.0
+    assert "shouting" not in ranked[1].why
+    assert dataclasses.is_dataclass(extra)
