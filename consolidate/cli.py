@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from consolidate.actions import apply_recommended, review_finding
+from consolidate.actions import apply_recommended, review_finding, undo_run
 from consolidate.config import ConsolidateSettings
 from consolidate.models import ALL_PROJECTS, CycleReport, JobReport
 from consolidate.pack import context_pack
@@ -80,8 +80,11 @@ def _print_finding(f: Finding) -> None:
 async def _walk(s: ConsolidateSettings, project: str, auto: bool) -> None:
     async with graph_session(s) as db:
         if auto:
-            done = await apply_recommended(db, project)
-            console.print(f"applied {len(done)} recommended actions")
+            out = await apply_recommended(db, project)
+            console.print(
+                f"applied {len(out.applied)} safe actions, left {len(out.left)} for review "
+                f"(run {out.run_id}; undo: remgraph rem undo {out.run_id})"
+            )
             return
         findings = await FindingRepository(db).list_findings(project, status="open", limit=500)
         for i, f in enumerate(findings, 1):
@@ -130,6 +133,20 @@ def run(
         review = sys.stdin.isatty()
     if auto or review:
         asyncio.run(_walk(s, project, auto))
+
+
+async def _undo(s: ConsolidateSettings, run_id: str) -> list[str]:
+    async with graph_session(s) as db:
+        return await undo_run(db, run_id)
+
+
+@rem_app.command("undo")
+def undo(run_id: Annotated[str, typer.Argument(help="A `rem run --auto` or job run id")]) -> None:
+    """Undo every action a run applied: items back to their before-image, its edges removed."""
+    notes = asyncio.run(_undo(settings(), run_id))
+    for n in notes:
+        console.print(f"  undone: {n}")
+    console.print(f"undid {len(notes)} actions of run {run_id}")
 
 
 @rem_app.command("job")

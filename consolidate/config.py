@@ -77,7 +77,8 @@ class ConsolidateSection(BaseModel):
     review_threshold: float = Field(default=0.80, ge=0, le=1)
     """Cosine at or above which (below `merge_threshold`) a pair becomes a review finding."""
     auto_merge: bool = True
-    """Merge pairs above `merge_threshold` in the job; false turns them into findings instead."""
+    """Merge pairs above `merge_threshold` whose texts are near-identical in the job (journalled,
+    undoable); false turns them into findings instead."""
     # staleness
     stale_days: float = Field(default=30.0, gt=0)
     """Items never retrieved and older than this are stale."""

@@ -584,6 +584,8 @@ class Finding(Temporal):
     """Nodes concerned."""
     proposed_action: FindingAction = "keep"
     """What the job proposes."""
+    evidence: str = ""
+    """What the finding rests on (texts, counts); a skipped finding reopens when it changes."""
     status: FindingStatus = "open"
     """Review status."""
     created_at: UtcDatetime = Field(default_factory=utc_now)

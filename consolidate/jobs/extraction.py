@@ -23,6 +23,9 @@ from graph.rows import KnowledgeNode, OpenFact, TopicSummary
 MAX_PER_KIND = 50
 """Findings proposed per kind and run (the rest are counted)."""
 
+DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled"})
+"""Todo statuses that mean the todo is no longer pending."""
+
 DECISION_OVERLAP = 0.6
 """A decision is covered when this share of its words appears in lessons."""
 
@@ -92,6 +95,7 @@ def propose_themes(
                 f"keywords: {', '.join(t.keywords[:8])}",
                 [t.id],
                 "create_lesson",
+                evidence=f"sessions={len(sessions)}|{t.title}",
             ),
         )
 
@@ -106,6 +110,8 @@ def propose_from_facts(
     """Todos open across many later sessions, and decisions no lesson covers (oldest first)."""
     for f in sorted(facts, key=lambda f: (f.valid_from_ms, f.id)):
         if f.kind == "todo":
+            if f.object.strip().lower() in DONE_STATUSES:
+                continue  # a completed todo is not pending
             later = len(starts) - bisect_right(starts, f.valid_from_ms)
             if later >= ctx.settings.consolidate.todo_sessions:
                 out.add("pending_todos", _pending_todo(ctx, f, later))

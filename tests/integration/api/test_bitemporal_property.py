@@ -298,10 +298,10 @@ async def test_reads_agree_with_the_bitemporal_model(
         apply = _apply_fact if kind == "fact" else _apply_rule
         await apply(world, model, project, op, r0 + i * HOUR)
     known_points: list[int | None] = [r0 + i * HOUR + HOUR // 2 for i in range(-1, len(seq))]
-    known_points.append(None)  # the default: now
     as_of_points: list[int | None] = [day_ms(d) + 1 for d in sorted(set(as_of_days))[:4]]
     as_of_points.append(None)
-    for known in known_points[:: max(1, len(known_points) // 4)] + [None]:
+    # Every fourth record time, then the default knownAt (now).
+    for known in [*known_points[:: max(1, len(known_points) // 4)], None]:
         k = now_ms() if known is None else known
         for as_of in as_of_points:
             a = now_ms() if as_of is None else as_of
