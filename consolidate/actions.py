@@ -67,7 +67,7 @@ async def apply_action(
             [
                 RemActionRecord(
                     id=make_id("rem_action", run_id or "", finding.id, ms),
-                    run_id=run_id or make_id("review", finding.id, ms),
+                    run_id=run_id or make_id("rem_run", "review", finding.id, ms),
                     project=finding.project,
                     finding_id=finding.id,
                     action=finding.proposed_action,
@@ -233,7 +233,7 @@ async def apply_recommended(
     """
     now = now or utc_now()
     ms = to_ms(now)
-    out = AutoOutcome(run_id or make_id("rem_auto", project, ms))
+    out = AutoOutcome(run_id or make_id("rem_run", "auto", project, ms))
     repo = FindingRepository(db)
     journal = RemActionRepository(db)
     for seq, f in enumerate(await repo.list_findings(project, status="open", limit=limit)):
