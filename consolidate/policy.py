@@ -28,8 +28,13 @@ AUTO_ARCHIVE_KINDS = frozenset({"stale", "faded"})
 
 NEAR_IDENTICAL = 0.95
 """Character similarity (difflib ratio of the normalised texts) at or above which two texts are
-the same statement; chosen so case, punctuation and a changed word in a long sentence pass while
-"Use pnpm not npm." and "Use pnpm not npm for this repo." do not (0.72)."""
+the same statement; chosen so case, punctuation and a typo pass while "Use pnpm not npm." and
+"Use pnpm not npm for this repo." (0.70) or two rewordings of one lesson (0.82) do not."""
+
+POLARITY = frozenset(
+    {"not", "no", "never", "always", "don", "dont", "do", "avoid", "stop", "instead", "only"}
+)
+"""Words that flip or narrow a statement: two texts differing in them are never the same."""
 
 _NON_WORD = re.compile(r"[^\w]+")
 
@@ -44,7 +49,16 @@ def near_identical(a: str, b: str) -> bool:
     na, nb = normalise(a), normalise(b)
     if not na or not nb:
         return False
-    return na == nb or SequenceMatcher(None, na, nb).ratio() >= NEAR_IDENTICAL
+    if na == nb:
+        return True
+    if _anchors(na) != _anchors(nb):
+        return False  # "always" vs "never", "3.11" vs "3.12": a different statement
+    return SequenceMatcher(None, na, nb).ratio() >= NEAR_IDENTICAL
+
+
+def _anchors(text: str) -> list[str]:
+    """The polarity words and numbers of a normalised text, in order."""
+    return [w for w in text.split() if w in POLARITY or any(c.isdigit() for c in w)]
 
 
 def item_text(props: Mapping[str, Any]) -> str:
