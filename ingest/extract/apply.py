@@ -529,8 +529,9 @@ class KnowledgeWriter:
                 summary=best.summary,
                 reason=f"refined by session {r.session_id}",
                 session_id=r.session_id,
-                created_at=from_ms(now),
+                created_at=from_ms(now),  # when this text stopped being current
                 valid_from=best.valid_from,
+                recorded_at=from_ms(now),
             )
             await self.lessons.add_versions([version])
             refined = self._refine(best, cand)
