@@ -114,7 +114,10 @@ def run(
     ] = None,
     all_jobs: Annotated[bool, typer.Option("--all", help="Run every job, due or not")] = False,
     auto: Annotated[
-        bool, typer.Option("--auto", help="Apply every recommended action without asking")
+        bool,
+        typer.Option(
+            "--auto", help="Apply the recommended actions that are safe by rule; the rest stay open"
+        ),
     ] = False,
     review: Annotated[
         bool | None,
