@@ -118,7 +118,22 @@ class _Router(GraphQLRouter[Context, None]):
         if not isinstance(value, dict | list):
             text = data.decode(errors="replace") if isinstance(data, bytes) else data
             raise json.JSONDecodeError("expected a JSON object", text, 0)
+        _refuse_lone_surrogates(value)
         return value
+
+
+def _refuse_lone_surrogates(value: object) -> None:
+    r"""Raise `UnicodeDecodeError` (a 400) when a decoded string holds a lone surrogate.
+
+    JSON lets a client write `"\ud800"`, which decodes to a `str` that no UTF-8 encoder accepts;
+    left in, it fails deep inside the tokenizer or the engine client as an internal error.
+    """
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise UnicodeDecodeError(
+            "utf-8", b"", 0, 1, f"lone surrogate \\u{ord(e.object[e.start]):04x} in a string value"
+        ) from e
 
 
 class _TooLargeError(Exception):
@@ -255,8 +270,8 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
             {
                 "errors": [
                     {
-                        "message": f"request body is not valid UTF-8 JSON ({exc.reason} at byte "
-                        f"{exc.start})",
+                        "message": f"request body is not valid UTF-8 JSON ({exc.reason}"
+                        + (f" at byte {exc.start})" if exc.object else ")"),
                         "extensions": {"code": "BAD_REQUEST"},
                     }
                 ]
