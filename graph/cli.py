@@ -148,7 +148,8 @@ def _falkor_address(s: GraphSettings) -> dict[str, object]:
             "`load` (see README)"
         )
     if s.engine is Engine.EMBEDDED:
-        return {"unix_socket": str(EmbeddedServer(s.embedded).socket_path)}
+        server = EmbeddedServer(s.embedded)
+        return {"unix_socket": str(server.socket_path), "password": server.password()}
     f = s.falkordb
     return {
         "unix_socket": str(f.unix_socket) if f.unix_socket else None,
