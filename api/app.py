@@ -255,10 +255,15 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
 
     @app.get("/readyz", response_model=None)
     async def readyz(request: Request) -> Any:
-        """The graph engine answers; 503 while it does not (recovers when it returns)."""
+        """The graph engine answers and every index (fulltext, vector) is online; else 503.
+
+        After a restart the engine answers PING before it has rebuilt its indexes, and a
+        `context` call in that window would fail: ready means the indexes answer too.
+        """
         resources: Resources = request.app.state.resources
         try:
             await resources.db.ping()
+            await resources.db.wait_for_indexes(timeout_s=0)  # one check, no waiting
         except (GraphError, OSError) as e:
             return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
         return {"status": "ready", "engine": resources.db.address}

@@ -49,6 +49,7 @@ def start() -> None:
     """Start the embedded FalkorDB server in the background (data dir, Unix socket, AOF)."""
     s = settings()
     server = _embedded(s)
+    server.progress = console.print  # a large AOF replays for a while: say how far it got
     started = server.start()
     st = server.status()
     verb = "started" if started else "already running"
