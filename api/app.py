@@ -21,6 +21,7 @@ from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
 from api.config import ApiSettings
 from api.context import Context
 from api.graphiql import GraphiQLPage, graphiql_enabled
+from api.ratelimit import RateLimiter
 from api.recorder import ContextQueryRecorder
 from api.schema import build_schema
 from api.services import ApiServices, Resources
@@ -208,6 +209,8 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 gc.freeze()
             yield
 
+    limiter = RateLimiter(cfg.api.rate_per_s, cfg.api.rate_burst)
+
     async def get_context(request: Request) -> Context:
         resources: Resources = request.app.state.resources
         rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
@@ -238,6 +241,15 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 status_code=401,
                 detail="unknown or revoked API key",
                 headers={"WWW-Authenticate": "Bearer"},
+            )
+        wait = limiter.take(principal.key_id)
+        if wait is not None:
+            raise HTTPException(
+                status_code=429,
+                detail=f"rate limit of this API key exceeded ({cfg.api.rate_per_s:g}/s, burst "
+                f"{cfg.api.rate_burst}: REMGRAPH_API__RATE_PER_S, __RATE_BURST); retry in "
+                f"{wait:.2f} s",
+                headers={"Retry-After": RateLimiter.retry_after(wait)},
             )
         return Context(resources=resources, settings=cfg, principal=principal, request_id=rid)
 
