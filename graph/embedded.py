@@ -328,7 +328,7 @@ class EmbeddedServer:
         """
         password = self.password()
         deadline = time.monotonic() + self.settings.startup_timeout_s
-        next_note = time.monotonic() + 2.0
+        next_note = time.monotonic()  # the first sign of loading is reported at once
         while time.monotonic() < deadline:
             if _ping(self.socket_path, password=password):
                 return
