@@ -112,6 +112,7 @@ async def run_job(
             reason="locked by another run",
         )
     try:
+        await _fail_abandoned(jobs, project, name, now)
         states = {s.job: s for s in await jobs.states(project)}
         prev = states.get(name)
         attempt = (prev.attempts + 1) if prev and prev.last_status == "failed" else 1
@@ -195,6 +196,24 @@ async def run_job(
         )
     finally:
         await jobs.release_lock(lid, owner)
+
+
+ABANDONED = "abandoned: the run stopped before it finished (process killed); its lock expired"
+
+
+async def _fail_abandoned(jobs: JobRepository, project: str, name: str, now: datetime) -> None:
+    """Mark the job's runs still "running" as failed: their process is gone.
+
+    Called while holding the job's lock. A live run holds that lock until it finishes, so a run of
+    the same job and scope still "running" now lost its process (SIGKILL, OOM, power) and would
+    otherwise show "running" for ever.
+    """
+    for run in await jobs.list_runs(project, name, limit=20):
+        if run.status == "running":
+            log.warning("job %s (%s) run %s marked failed: %s", name, project, run.id, ABANDONED)
+            await jobs.save_run(
+                run.model_copy(update={"status": "failed", "finished_at": now, "error": ABANDONED})
+            )
 
 
 def _succeeded_state(

@@ -49,6 +49,7 @@ def start() -> None:
     """Start the embedded FalkorDB server in the background (data dir, Unix socket, AOF)."""
     s = settings()
     server = _embedded(s)
+    server.progress = console.print  # a large AOF replays for a while: say how far it got
     started = server.start()
     st = server.status()
     verb = "started" if started else "already running"
@@ -148,7 +149,8 @@ def _falkor_address(s: GraphSettings) -> dict[str, object]:
             "`load` (see README)"
         )
     if s.engine is Engine.EMBEDDED:
-        return {"unix_socket": str(EmbeddedServer(s.embedded).socket_path)}
+        server = EmbeddedServer(s.embedded)
+        return {"unix_socket": str(server.socket_path), "password": server.password()}
     f = s.falkordb
     return {
         "unix_socket": str(f.unix_socket) if f.unix_socket else None,

@@ -86,13 +86,21 @@ def collect_files(paths: Iterable[Path], issues: list[ParseIssue]) -> list[tuple
     """Absolute files to ingest as `(path, explicit)`; directories expand to files below them."""
     out: list[tuple[Path, bool]] = []
     seen: set[Path] = set()
-    for p in paths:
-        p = p.expanduser().resolve()
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and wanted_file(f))
-            out.extend((f, False) for f in found if f not in seen)
-            seen.update(found)
-        elif p.is_file():
+    for arg in paths:
+        try:
+            # Python 3.11 raises RuntimeError on a symlink loop, later versions OSError.
+            p = arg.expanduser().resolve()
+            if p.is_dir():
+                found = sorted(f for f in p.rglob("*") if f.is_file() and wanted_file(f))
+                out.extend((f, False) for f in found if f not in seen)
+                seen.update(found)
+                continue
+            is_file = p.is_file()
+        except (OSError, RuntimeError) as e:
+            # One bad argument is reported and skipped; the others are still ingested.
+            issues.append(ParseIssue(file=str(arg), reason=f"cannot open: {e}"))
+            continue
+        if is_file:
             if p not in seen:
                 out.append((p, True))
                 seen.add(p)
@@ -328,7 +336,12 @@ class _FileContext:
         key = str(path)
         name = fmt
         if fmt == "auto":
-            detected = detect_format(path)
+            try:
+                detected = detect_format(path)
+            except OSError as e:
+                self.run.issues.append(ParseIssue(file=key, reason=f"cannot read: {e}"))
+                self._done(FileReport(path=key, format="unknown", outcome="failed", issues=1))
+                return
             if detected is None:
                 if explicit:
                     self.run.issues.append(
