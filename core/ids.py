@@ -30,6 +30,7 @@ PREFIXES = {
     "snapshot": "snp",
     "api_key": "key",
     "context_query": "ctx",
+    "backlog": "bkl",
 }
 
 

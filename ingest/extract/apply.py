@@ -47,7 +47,11 @@ from knowledge.config import CorrectionRules
 from knowledge.scoring import correction_status, lesson_quality
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
-__all__ = ["KnowledgeWriter", "correction_action", "reverses"]
+__all__ = ["ALL_STEPS", "VECTOR_STEPS", "KnowledgeWriter", "correction_action", "reverses"]
+
+VECTOR_STEPS = frozenset({"topics", "corrections", "lessons"})
+"""Steps that embed and search by similarity (deferred to the embedding backlog)."""
+ALL_STEPS = VECTOR_STEPS | {"facts", "enrichment"}
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +183,20 @@ class KnowledgeWriter:
         """Projects that received knowledge since the last `finish()`."""
         return set(self._state.projects)
 
-    async def apply(self, result: ExtractionResult, *, now: int | None = None) -> ExtractionReport:
-        """Apply one session's result; returns what changed."""
+    async def apply(
+        self,
+        result: ExtractionResult,
+        *,
+        now: int | None = None,
+        steps: frozenset[str] = ALL_STEPS,
+    ) -> ExtractionReport:
+        """Apply one session's result (only `steps` of it); returns what changed.
+
+        The vector-dependent steps (`VECTOR_STEPS`: topic matching, correction AUDN, lesson
+        matching) may be applied later than the rest, by the embedding backlog.
+        """
         now = now if now is not None else now_ms()
-        report = ExtractionReport(sessions=1)
+        report = ExtractionReport(sessions=1 if "facts" in steps else 0)
         self._state.projects.add(result.project)
         self._now = now
         for name, step in (
@@ -192,6 +206,8 @@ class KnowledgeWriter:
             ("facts", self._apply_facts),
             ("enrichment", self._apply_enrichment),
         ):
+            if name not in steps:
+                continue
             t0 = time.perf_counter()
             await step(result, report, now)
             self.timings[name] += time.perf_counter() - t0
@@ -656,7 +672,8 @@ class KnowledgeWriter:
         before = set(prev.active_fact_ids) if prev else set()
         taken = from_ms(now)
         snap = ProjectSnapshot(
-            id=make_id("snapshot", project, now, digest),
+            # from content and the chain, not the clock: a re-run after a crash makes the same one
+            id=make_id("snapshot", project, digest, prev.id if prev else ""),
             project=project,
             taken_at=taken,
             hash=digest,
