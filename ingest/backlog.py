@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -35,7 +36,7 @@ __all__ = ["LOCK_ID", "BacklogReport", "backlog_status", "drain_backlog"]
 log = logging.getLogger("remgraph.ingest.backlog")
 
 LOCK_ID = "embed_backlog"
-_TTL_MS = 120_000
+_TTL_MS = 60_000
 """The lock expires this long after its last renewal (a killed drain frees it by then)."""
 
 
@@ -58,6 +59,20 @@ class BacklogReport:
     ran: bool = True
     """False when another process held the lock and `wait` was False."""
     failures: list[str] = field(default_factory=list)
+
+
+def _dead_here(owner: str) -> bool:
+    """Whether `owner` is a drain of a process on this host that no longer exists."""
+    parts = owner.split(":")
+    if len(parts) != 4 or parts[0] != "backlog" or parts[1] != socket.gethostname():
+        return False
+    try:
+        os.kill(int(parts[2]), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, ValueError):
+        return False
+    return False
 
 
 async def backlog_status(db: GraphDB) -> dict[str, int]:
@@ -94,9 +109,15 @@ async def drain_backlog(
     """
     t0 = time.perf_counter()
     jobs = JobRepository(db)
-    owner = f"backlog:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    owner = f"backlog:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     rep = BacklogReport()
-    while not await jobs.acquire_lock(LOCK_ID, owner, now_ms=now_ms(), ttl_ms=_TTL_MS):
+    while True:
+        got, holder = await jobs.try_lock(LOCK_ID, owner, now_ms=now_ms(), ttl_ms=_TTL_MS)
+        if got:
+            break
+        if _dead_here(holder):  # a killed drain on this machine: no need to wait for expiry
+            await jobs.release_lock(LOCK_ID, holder)
+            continue
         if not wait:
             rep.ran = False
             return rep

@@ -25,6 +25,10 @@ _EXTRACTED_THROUGH = Q("session.extracted_through")
 _SET_EXTRACTED_THROUGH = Q("session.set_extracted_through")
 
 
+_ENRICHMENT = ("summary", "intent", "outcome", "quality")
+"""Written by extraction only; an upsert without them leaves the stored values."""
+
+
 class SessionRepository(TemporalRepository[Session]):
     """Reads and writes `Session` nodes."""
 
@@ -35,7 +39,11 @@ class SessionRepository(TemporalRepository[Session]):
     supersede_query = _SUPERSEDE
 
     def _row(self, m: Session) -> Row:
-        return session_to_row(m)
+        row = session_to_row(m)
+        for k in _ENRICHMENT:  # ingest rewrites a session without them: keep what extraction set
+            if row.get(k) is None:
+                row.pop(k, None)
+        return row
 
     def _model(self, r: Mapping[str, Any]) -> Session:
         return session_from_record(r)
