@@ -27,6 +27,7 @@ from api.services import ApiServices, Resources
 from graph.connect import open_graph
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.backlog import BacklogRepository
 from graph.repositories.context_queries import ContextQueryRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.scoped import ScopedRepository
@@ -240,13 +241,18 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
 
     @app.get("/readyz", response_model=None)
     async def readyz(request: Request) -> Any:
-        """The graph engine answers; 503 while it does not (recovers when it returns)."""
+        """The graph engine answers; 503 while it does not (recovers when it returns).
+
+        The body carries the embedding backlog (turns without vectors, queued extractions).
+        """
         resources: Resources = request.app.state.resources
         try:
             await resources.db.ping()
+            backlog = await BacklogRepository(resources.db).status()
         except (GraphError, OSError) as e:
             return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
-        return {"status": "ready", "engine": resources.db.address}
+        # Turns without vectors are searchable by text already: a backlog is reported, not unready.
+        return {"status": "ready", "engine": resources.db.address, "embedding_backlog": backlog}
 
     @app.exception_handler(UnicodeDecodeError)
     async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:

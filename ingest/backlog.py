@@ -77,11 +77,7 @@ def _dead_here(owner: str) -> bool:
 
 async def backlog_status(db: GraphDB) -> dict[str, int]:
     """`{"turns": pending turns, "extract": queued extractions, ...}` (zeros included)."""
-    repo = BacklogRepository(db)
-    out = {"turns": await repo.pending_turn_count(), "extract": 0, "topic_weights": 0}
-    out.update(await repo.counts())
-    out.setdefault("snapshot", 0)
-    return out
+    return await BacklogRepository(db).status()
 
 
 async def drain_backlog(

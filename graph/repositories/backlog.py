@@ -58,6 +58,12 @@ class BacklogRepository:
         """Backlog items per kind."""
         return {str(r["kind"]): int(r["count"]) for r in await self.db.read(_COUNTS)}
 
+    async def status(self) -> dict[str, int]:
+        """`{"turns": pending turns, "extract": queued extractions, ...}`, zeros included."""
+        out = {"turns": await self.pending_turn_count(), "extract": 0}
+        out.update(await self.counts())
+        return out
+
     async def put(self, items: Sequence[BacklogItem]) -> None:
         """Write items (idempotent on id)."""
         if items:
