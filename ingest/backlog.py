@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from ai.embed import Embedder, Vectors
@@ -75,6 +76,27 @@ def _dead_here(owner: str) -> bool:
     return False
 
 
+def lower_priority(nice: int) -> None:
+    """Raise every thread of this process to at least niceness `nice` (idempotent).
+
+    Linux keeps niceness per thread and the model's worker threads may exist already, so each
+    is reniced; background embedding then gives way to a server on the same machine.
+    """
+    if nice <= 0:
+        return
+    try:
+        tids = [int(t.name) for t in Path("/proc/self/task").iterdir()]
+    except OSError:
+        tids = [0]
+    for tid in tids:
+        try:
+            cur = os.getpriority(os.PRIO_PROCESS, tid)
+            if cur < nice:
+                os.setpriority(os.PRIO_PROCESS, tid, min(19, nice))
+        except OSError:
+            continue
+
+
 async def backlog_status(db: GraphDB) -> dict[str, int]:
     """`{"turns": pending turns, "extract": queued extractions, ...}` (zeros included)."""
     return await BacklogRepository(db).status()
@@ -89,6 +111,7 @@ async def drain_backlog(
     wait: bool = True,
     pause_s: float | None = None,
     until_idle: Callable[[], Awaitable[None]] | None = None,
+    renice: bool = False,
 ) -> BacklogReport:
     """Embed every pending turn, then apply the deferred extraction steps.
 
@@ -102,6 +125,8 @@ async def drain_backlog(
         pause_s: sleep between batches (default `ingest.backlog_pause_s`).
         until_idle: awaited before each batch (serve passes "no request in flight", so
             embedding gives way to `context`).
+        renice: lower this whole process's priority by `ingest.backlog_nice` first (the CLI's
+            `ingest` and `worker`, whose remaining work is background work; never `serve`).
     """
     t0 = time.perf_counter()
     jobs = JobRepository(db)
@@ -118,6 +143,8 @@ async def drain_backlog(
             rep.ran = False
             return rep
         await asyncio.sleep(0.5)
+    if renice:
+        lower_priority(settings.ingest.backlog_nice)
     try:
         pause = settings.ingest.backlog_pause_s if pause_s is None else pause_s
         await _embed_turns(db, settings, embedder, rep, progress, pause, until_idle, jobs, owner)

@@ -191,6 +191,7 @@ async def run_ingest(
                     embedder=embedder,
                     progress=progress,
                     wait_embeddings=wait_embeddings,
+                    renice=True,
                 )
             finally:
                 if progress:

@@ -203,6 +203,7 @@ async def ingest_paths(
     progress: Progress | None = None,
     tails: dict[str, WatchTail] | None = None,
     wait_embeddings: bool = True,
+    renice: bool = False,
 ) -> IngestReport:
     """Ingest transcript files (directories are searched recursively) and report what happened.
 
@@ -222,6 +223,8 @@ async def ingest_paths(
         wait_embeddings: with `ingest.defer_embeddings`, drain the embedding backlog (vectors,
             then the vector-dependent extraction steps) before returning; False returns as soon
             as the turns are written and searchable by text.
+        renice: lower the process's priority (`ingest.backlog_nice`) before that drain (the
+            CLI: what is left is background work).
 
     Raises:
         InvalidInputError: an unknown `fmt`.
@@ -254,7 +257,7 @@ async def ingest_paths(
     await ctx.finish_hooks()
     run.timings["searchable"] = time.perf_counter() - started
     if wait_embeddings and ctx.deferred:
-        await ctx.drain(wait=True)
+        await ctx.drain(wait=True, renice=renice)
     run.timings["total"] = time.perf_counter() - started
     return IngestReport(
         files=tuple(run.files),
@@ -342,14 +345,16 @@ class _FileContext:
             self.embedder is not None and self.settings.ingest.defer_embeddings and not self.dry_run
         )
 
-    async def drain(self, *, wait: bool) -> None:
+    async def drain(self, *, wait: bool, renice: bool = False) -> None:
         """Fill the backlog's vectors and apply its deferred steps (single-flight)."""
         from ingest.backlog import drain_backlog  # deferred: it imports extraction
 
         assert self.embedder is not None
         t0 = time.perf_counter()
         bar = self.progress if isinstance(self.progress, BacklogProgress) else None
-        rep = await drain_backlog(self.db, self.settings, self.embedder, progress=bar, wait=wait)
+        rep = await drain_backlog(
+            self.db, self.settings, self.embedder, progress=bar, wait=wait, renice=renice
+        )
         self.run.timings["embed"] += rep.embed_seconds
         self.run.timings["backlog"] += time.perf_counter() - t0
         self.run.hook_errors.extend(rep.failures)

@@ -39,7 +39,7 @@ async def drain_embedding_backlog(db: GraphDB) -> None:
     settings = IngestSettings()
     if not _WORKER_EMBEDDER:
         _WORKER_EMBEDDER.append(make_embedder(settings.embedding))  # loaded once per worker
-    await drain_backlog(db, settings, _WORKER_EMBEDDER[0], wait=False)
+    await drain_backlog(db, settings, _WORKER_EMBEDDER[0], wait=False, renice=True)
 
 
 _WORKER_EMBEDDER: list[Embedder] = []
