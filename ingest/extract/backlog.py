@@ -11,14 +11,17 @@ point followed by a re-run ends where one clean run ends.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
-from ai.embed import Embedder
+import numpy as np
+
+from ai.embed import Embedder, Vectors
 from core.ids import make_id
 from core.timeutil import now_ms
 from graph.db import GraphDB
 from graph.repositories.backlog import BacklogItem, BacklogRepository
 from ingest.config import IngestSettings
-from ingest.extract.apply import VECTOR_STEPS, KnowledgeWriter
+from ingest.extract.apply import VECTOR_STEPS, KnowledgeWriter, vector_texts
 from ingest.extract.models import (
     ExtractionReport,
     ExtractionResult,
@@ -72,6 +75,42 @@ async def queue_deferred(db: GraphDB, result: ExtractionResult, session: Session
     await BacklogRepository(db).put(items)
 
 
+class _Prefetched:
+    """An embedder answering from vectors computed in one large pass per page of items.
+
+    The writer embeds a few texts per session; embedding a page's texts together first keeps
+    the model in large batches. Texts not prefetched go to the inner embedder.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.cache: dict[str, np.ndarray] = {}
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    async def fill(self, texts: list[str]) -> None:
+        self.cache = {}
+        todo = list(dict.fromkeys(texts))
+        if todo:
+            self.cache = dict(zip(todo, await self.inner.embed(todo), strict=True))
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if all(t in self.cache for t in texts):
+            return np.array([self.cache[t] for t in texts], dtype=np.float32).reshape(
+                len(texts), self.dimensions
+            )
+        return await self.inner.embed(texts)
+
+    def embed_sync(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_sync(texts)
+
+
 async def apply_deferred(
     db: GraphDB, settings: IngestSettings, embedder: Embedder, *, page: int = 64
 ) -> tuple[int, ExtractionReport]:
@@ -81,9 +120,10 @@ async def apply_deferred(
     backlog lock (`ingest.backlog.drain_backlog` does).
     """
     repo = BacklogRepository(db)
+    prefetched = _Prefetched(embedder)
     writer = KnowledgeWriter(
         db,
-        embedder,
+        prefetched,
         settings.extract,
         topic_rules=settings.topics,
         correction_rules=settings.corrections,
@@ -91,8 +131,9 @@ async def apply_deferred(
     out = ExtractionReport()
     applied = 0
     while items := await repo.list(EXTRACT, limit=page):
-        for item in items:
-            result = ExtractionResult.model_validate_json(item.payload)
+        results = [ExtractionResult.model_validate_json(i.payload) for i in items]
+        await prefetched.fill([t for r in results for t in vector_texts(r)])
+        for item, result in zip(items, results, strict=True):
             out.merge(await writer.apply(result, steps=VECTOR_STEPS))
             await repo.delete([item.id])
             applied += 1
