@@ -129,9 +129,11 @@ async def drain_backlog(
             `ingest` and `worker`, whose remaining work is background work; never `serve`).
     """
     t0 = time.perf_counter()
+    rep = BacklogReport()
+    if not any((await backlog_status(db)).values()):
+        return rep  # nothing pending: no lock write (a `--watch` poll comes here every second)
     jobs = JobRepository(db)
     owner = f"backlog:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-    rep = BacklogReport()
     while True:
         got, holder = await jobs.try_lock(LOCK_ID, owner, now_ms=now_ms(), ttl_ms=_TTL_MS)
         if got:
