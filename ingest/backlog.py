@@ -139,7 +139,7 @@ async def drain_backlog(
         if got:
             break
         if _dead_here(holder):  # a killed drain on this machine: no need to wait for expiry
-            await jobs.release_lock(LOCK_ID, holder)
+            await jobs.drop_lock(LOCK_ID, holder)
             continue
         if not wait:
             rep.ran = False
@@ -152,7 +152,7 @@ async def drain_backlog(
         await _embed_turns(db, settings, embedder, rep, progress, pause, until_idle, jobs, owner)
         rep.extractions, rep.knowledge = await apply_deferred(db, settings, embedder)
     finally:
-        await jobs.release_lock(LOCK_ID, owner)
+        await jobs.drop_lock(LOCK_ID, owner)
     rep.seconds = time.perf_counter() - t0
     return rep
 
