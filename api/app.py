@@ -28,6 +28,7 @@ from api.services import ApiServices, Resources
 from graph.connect import open_graph
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.backlog import BacklogRepository
 from graph.repositories.context_queries import ContextQueryRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.scoped import ScopedRepository
@@ -270,15 +271,18 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         """The graph engine answers and every index (fulltext, vector) is online; else 503.
 
         After a restart the engine answers PING before it has rebuilt its indexes, and a
-        `context` call in that window would fail: ready means the indexes answer too.
+        `context` call in that window would fail: ready means the indexes answer too. The body
+        carries the embedding backlog (turns without vectors, queued extractions).
         """
         resources: Resources = request.app.state.resources
         try:
             await resources.db.ping()
             await resources.db.wait_for_indexes(timeout_s=0)  # one check, no waiting
+            backlog = await BacklogRepository(resources.db).status()
         except (GraphError, OSError) as e:
             return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
-        return {"status": "ready", "engine": resources.db.address}
+        # Turns without vectors are searchable by text already: a backlog is reported, not unready.
+        return {"status": "ready", "engine": resources.db.address, "embedding_backlog": backlog}
 
     @app.exception_handler(UnicodeDecodeError)
     async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:

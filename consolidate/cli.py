@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -24,6 +25,7 @@ from consolidate.report import recommendation, report_markdown, write_report
 from consolidate.runner import rem_status, run_cycle
 from consolidate.worker import install_signal_handlers, run_worker
 from graph.connect import graph_session
+from graph.db import GraphDB
 from graph.models import Finding, FindingStatus, utc_now
 from graph.repositories.findings import FindingRepository
 
@@ -286,12 +288,24 @@ def pack(project: ProjectOpt = ALL_PROJECTS) -> None:
     asyncio.run(_pack(settings(), project))
 
 
+CYCLE_HOOKS: list[Callable[[GraphDB], Awaitable[None]]] = []
+"""Awaited at the start of every worker cycle; the composition root adds the embedding backlog's
+drain (`consolidate` knows nothing of ingest)."""
+
+
 async def _worker(s: ConsolidateSettings, once: bool) -> int:
     stop = asyncio.Event()
     install_signal_handlers(stop)
     async with graph_session(s) as db:
         console.print(f"worker started: scopes {', '.join(s.consolidate.projects)}")
-        stats = await run_worker(db, s, stop=stop, max_cycles=1 if once else None)
+
+        async def before_cycle() -> None:
+            for hook in CYCLE_HOOKS:
+                await hook(db)
+
+        stats = await run_worker(
+            db, s, stop=stop, max_cycles=1 if once else None, before_cycle=before_cycle
+        )
     console.print(
         f"worker stopped after {stats.cycles} cycles and {len(stats.runs)} job runs "
         f"at {utc_now().isoformat(timespec='seconds')}"

@@ -32,6 +32,7 @@ PREFIXES = {
     "context_query": "ctx",
     "rem_action": "rma",
     "rem_run": "rrn",
+    "backlog": "bkl",
 }
 
 

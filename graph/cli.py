@@ -18,6 +18,7 @@ from graph.cypher import Q
 from graph.embedded import EmbeddedServer
 from graph.errors import EngineStartError, GraphError, GraphUnavailableError
 from graph.migrate import migrate as run_migrate
+from graph.repositories.backlog import BacklogRepository
 from graph.verify import verify_queries
 
 app = typer.Typer(
@@ -89,6 +90,12 @@ async def _status(s: GraphSettings) -> int:
             table.add_row("migrations", ", ".join(r["id"] for r in applied) or "none (run migrate)")
             for row in await db.read(_STATS):
                 table.add_row(f"  {row['label']}", f"{row['count']:,}")
+            backlog = await BacklogRepository(db).status()
+            table.add_row(
+                "embedding backlog",
+                f"{backlog['turns']:,} turns without vectors, "
+                f"{backlog['extract']:,} extractions waiting for them",
+            )
         except GraphUnavailableError as e:
             table.add_row("reachable", f"no: {e.reason}")
             running = False

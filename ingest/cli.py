@@ -16,7 +16,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -45,22 +45,32 @@ passes one that builds the extraction hook)."""
 
 
 class RichProgress:
-    """A Rich progress bar over files, with turns and turns/s."""
+    """A Rich progress bar over files, with turns and turns/s, then one for the embedding backlog.
+
+    The second bar counts turns given vectors after they were written (and text-searchable).
+    """
 
     def __init__(self, console: Console) -> None:
         self.started = time.perf_counter()
         self.turns = 0
         self.bar = Progress(
-            TextColumn("[bold]ingest[/]"),
+            TextColumn("[bold]{task.description}[/]"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("files · {task.fields[turns]} turns · {task.fields[rate]} turns/s"),
+            TextColumn(
+                "{task.fields[unit]} · {task.fields[turns]} turns · {task.fields[rate]} turns/s"
+            ),
             TimeElapsedColumn(),
             TextColumn("{task.fields[current]}"),
             console=console,
             transient=False,
         )
-        self.task = self.bar.add_task("ingest", total=0, turns=0, rate="0", current="")
+        self.task = self.bar.add_task(
+            "ingest", total=0, turns=0, rate="0", current="", unit="files"
+        )
+        self.embed_task: Any = None
+        self.embed_started = 0.0
+        self.embedded = 0
 
     def files_total(self, n: int) -> None:
         self.bar.update(self.task, total=n)
@@ -75,6 +85,22 @@ class RichProgress:
 
     def file_done(self, report: FileReport) -> None:
         self.bar.advance(self.task)
+
+    def backlog_total(self, n: int) -> None:
+        self.embed_started = time.perf_counter()
+        self.embed_task = self.bar.add_task(
+            "embed ",
+            total=n,
+            turns=0,
+            rate="0",
+            current="(text search works already)",
+            unit="turns",
+        )
+
+    def backlog_done(self, n: int) -> None:
+        self.embedded += n
+        rate = self.embedded / max(time.perf_counter() - self.embed_started, 1e-6)
+        self.bar.update(self.embed_task, advance=n, turns=self.embedded, rate=f"{rate:.0f}")
 
 
 def summary_table(rep: IngestReport) -> Table:
@@ -136,6 +162,7 @@ async def run_ingest(
     hooks: HookFactory | None,
     console: Console,
     stop: asyncio.Event | None = None,
+    wait_embeddings: bool = True,
 ) -> int:
     """Open the graph, ingest (once, or until interrupted with `--watch`) and report.
 
@@ -163,6 +190,8 @@ async def run_ingest(
                     run_hooks=extract,
                     embedder=embedder,
                     progress=progress,
+                    wait_embeddings=wait_embeddings,
+                    renice=True,
                 )
             finally:
                 if progress:
@@ -267,6 +296,17 @@ def register(
             bool, typer.Option("--watch", help=("Keep ingesting appended lines until stopped"))
         ] = False,
         batch_size: Annotated[int | None, typer.Option(help="Turns per batch")] = None,
+        wait_embeddings: Annotated[
+            bool,
+            typer.Option(
+                "--wait-embeddings/--no-wait-embeddings",
+                help=(
+                    "Fill the turns' vectors (and run the extraction steps that need them) before "
+                    "returning; with --no-wait-embeddings the command returns once the turns are "
+                    "written and searchable by text, and `remgraph worker` or `serve` embeds them"
+                ),
+            ),
+        ] = True,
     ) -> None:
         """Ingest agent transcripts (Claude Code, Codex, ChatGPT, generic JSONL, LoCoMo)."""
         if fmt not in ("auto", *formats()):
@@ -291,6 +331,7 @@ def register(
                 watch=watch,
                 hooks=hooks,
                 console=console,
+                wait_embeddings=wait_embeddings,
             )
         )
         raise typer.Exit(code)
