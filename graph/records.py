@@ -62,6 +62,7 @@ from graph.rows import (
     OpenFact,
     Provenance,
     RollupSource,
+    SessionTurn,
     TopicLink,
     TopicSummary,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "rollup_source_from_record",
     "session_from_record",
     "session_to_row",
+    "session_turn_from_record",
     "storable_text",
     "topic_from_record",
     "topic_link_from_record",
@@ -577,6 +579,18 @@ def example_turn_from_record(r: Mapping[str, Any]) -> ExampleTurn:
         role=_str(r.get("role")),
         session_id=_str(r.get("session_id")),
         at_ms=int(r.get("at") or 0),
+    )
+
+
+def session_turn_from_record(r: Mapping[str, Any]) -> SessionTurn:
+    """`SessionTurn` from a `primer.turns` row."""
+    return SessionTurn(
+        session_id=str(r["session_id"]),
+        ordinal=int(r.get("ordinal") or 0),
+        role=_str(r.get("role")),
+        speaker=_str(r.get("speaker")),
+        text=_str(r.get("text")),
+        at=int(r.get("at") or 0),
     )
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "OpenFact",
     "Provenance",
     "RollupSource",
+    "SessionTurn",
     "TopicLink",
     "TopicSummary",
 ]
@@ -157,6 +158,19 @@ class RollupSource:
     def day(self) -> date:
         """The UTC calendar day of `at`."""
         return datetime.fromtimestamp(self.at / 1000, tz=UTC).date()
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTurn:
+    """A user or assistant turn of a session a primer narrates (`primer.turns`)."""
+
+    session_id: str
+    ordinal: int = 0
+    role: str = ""
+    speaker: str = ""
+    text: str = ""
+    at: int = 0
+    """Event time, epoch ms."""
 
 
 @dataclass(frozen=True, slots=True)
