@@ -579,6 +579,8 @@ def example_turn_from_record(r: Mapping[str, Any]) -> ExampleTurn:
         role=_str(r.get("role")),
         session_id=_str(r.get("session_id")),
         at_ms=int(r.get("at") or 0),
+        speaker=_str(r.get("speaker")),
+        topic_id=_str(r.get("topic_id")),
     )
 
 

@@ -139,6 +139,9 @@ class ExampleTurn:
     role: str = ""
     session_id: str = ""
     at_ms: int = 0
+    speaker: str = ""
+    topic_id: str = ""
+    """The topic it was read for (`reference_layer.topic_turns`)."""
 
 
 @dataclass(frozen=True, slots=True)
