@@ -144,7 +144,9 @@ async def run_job(
             await FindingRepository(db).upsert_many(result.findings)
             findings_n, flagged = len(result.findings), False
             summary, status = result.summary, "succeeded"
-            state = _succeeded_state(ctx, settings, sessions, summary)
+            state = _succeeded_state(ctx, settings, sessions, summary).model_copy(
+                update={"last_duration_ms": round(elapsed_ms, 1), "last_report": result.report}
+            )
         else:
             summary, status = {}, "failed"
             state = _failed_state(ctx, settings, prev, attempt, sessions, error or "")
@@ -294,6 +296,8 @@ async def rem_status(
                 last_run_at=st.last_run_at if st else None,
                 last_status=st.last_status if st else None,
                 last_summary=st.last_summary if st else {},
+                last_duration_ms=st.last_duration_ms if st else 0.0,
+                last_report=st.last_report if st else {},
                 attempts=st.attempts if st else 0,
                 due=due.due,
                 reason=due.reason,

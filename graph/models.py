@@ -605,6 +605,10 @@ class RemState(Temporal):
     """How it last ended."""
     last_summary: dict[str, Any] = Field(default_factory=dict)
     """JSON-able counters of the last run."""
+    last_duration_ms: float = 0.0
+    """Wall time of the last run."""
+    last_report: dict[str, Any] = Field(default_factory=dict)
+    """The last run's report sections (gaps, weight changes, deltas), for `rem report`."""
     next_due_at: UtcDatetime | None = None
     """When it should run next."""
     sessions_at_last_run: int = 0
