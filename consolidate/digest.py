@@ -42,6 +42,7 @@ class Line:
     ordinal: int
     rank: int
     session_id: str
+    turn_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def rank_lines(session_id: str, turns: Sequence[SessionTurn], limit: int = 200) 
             continue
         taken.append((s, ws, t))
     return [
-        Line(f"{_who(t)}: {s}", t.at, t.ordinal, rank, session_id)
+        Line(f"{_who(t)}: {s}", t.at, t.ordinal, rank, session_id, t.id)
         for rank, (s, _, t) in enumerate(taken)
     ]
 

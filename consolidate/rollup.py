@@ -177,6 +177,21 @@ def render(
 
     The narrative of `blocks` fills the room up to `target` bytes (default: `budget`).
     """
+    text, cut, _ = narrate(heading, items, budget, clips, blocks=blocks, intro=intro, target=target)
+    return text, cut
+
+
+def narrate(
+    heading: str,
+    items: Iterable[SourceItem],
+    budget: int,
+    clips: Sequence[int] = CLIPS,
+    *,
+    blocks: Sequence[Block] = (),
+    intro: Sequence[str] = (),
+    target: int | None = None,
+) -> tuple[str, bool, tuple[str, ...]]:
+    """`render`, plus the ids of the turns whose sentences the text quotes."""
     its = list(items)
     goal = min(target or budget, budget)
     for limit in clips:
@@ -186,7 +201,8 @@ def render(
             shown = pick([b.pool[: b.cap] for b in blocks], room)
             text = _compose(heading, intro, its, blocks, limit, shown)
             if utf8_len(text) <= budget:
-                return text, False
+                quoted = tuple(dict.fromkeys(x.turn_id for x in shown if x.turn_id))
+                return text, False, quoted
     # too much knowledge for the budget: sessions become one line each, at the end, then cut
     text = _compose(heading, intro, its, (), clips[-1])
-    return fit_bytes(text, budget), True
+    return fit_bytes(text, budget), True, ()

@@ -511,6 +511,8 @@ class Primer(Temporal):
     """UTF-8 size of `text`."""
     source_ids: tuple[str, ...] = ()
     """Nodes it was built from."""
+    turn_ids: tuple[str, ...] = ()
+    """Turns it quotes (a daily primer's narrative; provenance)."""
     flagged: bool = False
     """Flagged for review (too large, contradictory...)."""
 

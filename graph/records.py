@@ -588,6 +588,7 @@ def session_turn_from_record(r: Mapping[str, Any]) -> SessionTurn:
     """`SessionTurn` from a `primer.turns` row."""
     return SessionTurn(
         session_id=str(r["session_id"]),
+        id=_str(r.get("id")),
         ordinal=int(r.get("ordinal") or 0),
         role=_str(r.get("role")),
         speaker=_str(r.get("speaker")),

@@ -168,6 +168,7 @@ class SessionTurn:
     """A user or assistant turn of a session a primer narrates (`primer.turns`)."""
 
     session_id: str
+    id: str = ""
     ordinal: int = 0
     role: str = ""
     speaker: str = ""

@@ -27,7 +27,7 @@ from consolidate.rollup import (
     day_key,
     month_key,
     monthly_heading,
-    render,
+    narrate,
     week_end,
     week_key,
     weekly_heading,
@@ -49,7 +49,12 @@ RECENT_DAYS = 2
 
 
 def _same(old: Primer | None, new: Primer) -> bool:
-    return old is not None and old.text == new.text and old.source_ids == new.source_ids
+    return (
+        old is not None
+        and old.text == new.text
+        and old.source_ids == new.source_ids
+        and old.turn_ids == new.turn_ids
+    )
 
 
 def _midnight(d: date) -> datetime:
@@ -89,7 +94,7 @@ class PrimerBuilder:
     ) -> Primer:
         """The primer of one period key, within that period's byte budget."""
         target, budget = self.budget(period)
-        text, cut = render(
+        text, cut, quoted = narrate(
             view.heading, view.items, budget, blocks=view.blocks, intro=view.intro, target=target
         )
         p = Primer(
@@ -100,6 +105,7 @@ class PrimerBuilder:
             text=text,
             size_bytes=utf8_len(text),
             source_ids=tuple(sorted(sources)),
+            turn_ids=quoted if period == "daily" else (),
             flagged=cut,
             valid_from=start,
             recorded_at=self.ctx.now,
@@ -423,7 +429,7 @@ async def live_daily(
     plan_ = Plan(frozenset({key}), frozenset(), frozenset())
     narrator = await _narrator(repo, cal, plan_, to_ms(now))
     view = narrator.daily(key)
-    text, cut = render(
+    text, cut, quoted = narrate(
         view.heading,
         view.items,
         cfg.daily_budget,
@@ -439,6 +445,7 @@ async def live_daily(
         text=text,
         size_bytes=utf8_len(text),
         source_ids=tuple(sorted(i.id for i in items)),
+        turn_ids=quoted,
         flagged=cut,
         valid_from=_midnight(now.date()),
         recorded_at=now,

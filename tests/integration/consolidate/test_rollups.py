@@ -205,6 +205,7 @@ async def test_daily_primer_narrates_its_sessions_and_weekly_summarises_days(
     assert "Hey Mel!" not in small.text
     assert "- Caroline: I went to an LGBTQ support group yesterday" in small.text
     assert "Themes: " in small.text
+    assert "ses_a_t2" in small.turn_ids  # the quoted turns are the primer's provenance
     assert "support" in small.text
     # material enough: the daily fills its target (2-5 KB) and stays under its max
     assert 4_000 <= big.size_bytes <= 5_000 < 8_000

@@ -5,7 +5,15 @@ from graph.rows import SessionTurn
 
 def _turns(texts: list[tuple[str, str]]) -> list[SessionTurn]:
     return [
-        SessionTurn("s1", i, "user", who, text, 1_700_000_000_000 + i)
+        SessionTurn(
+            session_id="s1",
+            id=f"t{i}",
+            ordinal=i,
+            role="user",
+            speaker=who,
+            text=text,
+            at=1_700_000_000_000 + i,
+        )
         for i, (who, text) in enumerate(texts)
     ]
 
@@ -31,7 +39,12 @@ def test_rank_lines_prefers_the_subject_attributes_speakers_and_skips_greetings(
 
 
 def test_digest_themes_leave_out_speakers_and_ignore_a_one_sentence_summary():
-    d = digest("s1", 0, [*TURNS, SessionTurn("s1", 9, "user", "Garden", "Garden garden")], "Hi!")
+    d = digest(
+        "s1",
+        0,
+        [*TURNS, SessionTurn(session_id="s1", ordinal=9, speaker="Garden", text="Garden garden")],
+        "Hi!",
+    )
     assert d.themes[0] == "fence" or "garden" not in d.themes
     assert d.summary == ""
     assert d.speakers == ("Ana", "Ben", "Garden")
