@@ -803,7 +803,8 @@ def _error_lesson(
         f"- verification: {outcome.id} ({outcome.timestamp:%Y-%m-%d %H:%M} UTC)",
     ]
     fix = steps.fixes[0] if steps.fixes else ""
-    cause = f" because {steps.causes[0][0].lower()}{steps.causes[0][1:]}" if steps.causes else ""
+    first = steps.causes[0].rstrip(". ") if steps.causes else ""
+    cause = f" because {first[0].lower()}{first[1:]}" if first else ""
     return LessonCandidate(
         category="problem-solution",
         title=f"{headline[:80]} → {fix[:60]}" if fix else f"Fix: {headline[:90]}",
