@@ -35,8 +35,7 @@ def _numbers(summary: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def compare(current: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
-    """What changed between two reports' JSON: counters per job, findings, gaps."""
+def _moved(current: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
     counters: dict[str, dict[str, list[float]]] = {}
     before_stats = previous.get("statistics") or {}
     for job, summary in (current.get("statistics") or {}).items():
@@ -44,6 +43,12 @@ def compare(current: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]
         moved = {k: [old.get(k, 0), v] for k, v in _numbers(summary).items() if old.get(k, 0) != v}
         if moved:
             counters[job] = moved
+    return counters
+
+
+def compare(current: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
+    """What changed between two reports' JSON: counters per job, findings, gaps."""
+    counters = _moved(current, previous)
     now_f = {f["id"]: f for f in current.get("recommendations") or []}
     old_f = {f["id"]: f for f in previous.get("recommendations") or []}
     now_g, old_g = set(current.get("gaps") or []), set(previous.get("gaps") or [])
@@ -84,6 +89,27 @@ def _cell(v: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+def _changes(d: dict[str, Any]) -> list[str]:
+    """Failures, deltas and weight changes."""
+    lines: list[str] = []
+    if d["failures"]:
+        lines += ["", "## Failures", ""]
+        for f in d["failures"]:
+            flag = " (flagged)" if f["flagged"] else ""
+            lines.append(f"- **{f['job']}** attempt {f['attempt']}{flag}: {_cell(f['error'])}")
+    if d["deltas"]:
+        lines += ["", "## Deltas", ""]
+        lines += [f"- {job}: {_cell(delta)}" for job, delta in d["deltas"].items()]
+    if d["weight_changes"]:
+        lines += ["", "## Weight changes", "", "| item | before | after |", "| --- | --- | --- |"]
+        for c in d["weight_changes"][:30]:
+            lines.append(
+                f"| {_cell(c.get('title') or c.get('id'))} | {c.get('before', 0):.3f} "
+                f"| {c.get('after', 0):.3f} |"
+            )
+    return lines
+
+
 def _since(s: dict[str, Any]) -> list[str]:
     lines = ["", f"## Since the previous report ({s['previous_started_at']})", ""]
     for job, moved in s["counters"].items():
@@ -121,22 +147,7 @@ def report_markdown(report: CycleReport, previous: dict[str, Any] | None = None)
             f"| {r.job} | {r.status} | {r.attempt} | {r.duration_ms:.0f} | {r.findings} "
             f"| {_cell(r.summary or r.reason)} |"
         )
-    if d["failures"]:
-        lines += ["", "## Failures", ""]
-        for f in d["failures"]:
-            flag = " (flagged)" if f["flagged"] else ""
-            lines.append(f"- **{f['job']}** attempt {f['attempt']}{flag}: {_cell(f['error'])}")
-    if d["deltas"]:
-        lines += ["", "## Deltas", ""]
-        for job, delta in d["deltas"].items():
-            lines.append(f"- {job}: {_cell(delta)}")
-    if d["weight_changes"]:
-        lines += ["", "## Weight changes", "", "| item | before | after |", "| --- | --- | --- |"]
-        for c in d["weight_changes"][:30]:
-            lines.append(
-                f"| {_cell(c.get('title') or c.get('id'))} | {c.get('before', 0):.3f} "
-                f"| {c.get('after', 0):.3f} |"
-            )
+    lines += _changes(d)
     if d["gaps"]:
         lines += ["", "## Gaps", ""]
         lines += [f"- {_cell(g)}" for g in d["gaps"][:50]]

@@ -199,6 +199,11 @@ async def run_job(
         await jobs.release_lock(lid, owner)
 
 
+def _last_run(st: RemState | None) -> dict[str, Any]:
+    """The last run's duration and report sections, for `rem report`."""
+    return {"last_duration_ms": st.last_duration_ms, "last_report": st.last_report} if st else {}
+
+
 def _succeeded_state(
     ctx: JobContext, settings: ConsolidateSettings, sessions: int, summary: dict[str, Any]
 ) -> RemState:
@@ -296,8 +301,7 @@ async def rem_status(
                 last_run_at=st.last_run_at if st else None,
                 last_status=st.last_status if st else None,
                 last_summary=st.last_summary if st else {},
-                last_duration_ms=st.last_duration_ms if st else 0.0,
-                last_report=st.last_report if st else {},
+                **_last_run(st),
                 attempts=st.attempts if st else 0,
                 due=due.due,
                 reason=due.reason,

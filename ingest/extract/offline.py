@@ -733,6 +733,27 @@ _PUSHBACK = re.compile(
 )
 
 
+def _stated_lesson(
+    x: str, category: LessonCategory, t: TurnInput, before: TurnInput | None
+) -> LessonCandidate:
+    """A lesson stated in words: the statement, quoted whole, with the turn it answers."""
+    title = x[0].upper() + x[1:]
+    kw = top_words([x], 6)
+    quote = "\n".join(f"> {line}" for line in clean_text(t.text, 1200).splitlines())
+    return LessonCandidate(
+        category=category,
+        title=title[:120],
+        content=(f"Context: {before.text[:400]}\n\n" if before else "") + quote,
+        summary=title[:200],
+        applicable_when=", ".join(kw),
+        keywords=tuple(kw),
+        has_examples=False,
+        has_steps=False,
+        turn_ids=((before.id,) if before else ()) + (t.id,),
+        seen_at=t.timestamp,
+    )
+
+
 def _task(turns: Sequence[TurnInput], i: int) -> str:
     """What the user last asked for before turn `i` (pushback such as "no, use X" is skipped)."""
     asked = [t for t in turns[:i] if t.role == "user" and not t.tool_name and t.text.strip()]
@@ -740,6 +761,11 @@ def _task(turns: Sequence[TurnInput], i: int) -> str:
         if not _PUSHBACK.match(t.text):
             return _first_sentence(t.text, 200)
     return _first_sentence(asked[-1].text, 200) if asked else ""
+
+
+def _add(into: list[str], s: str, cap: int) -> None:
+    if len(into) < cap and s[:300] not in into:
+        into.append(s[:300])
 
 
 @dataclass(frozen=True)
@@ -754,21 +780,54 @@ class _Steps:
     def of(cls, attempts: Sequence[TurnInput], between: Sequence[TurnInput]) -> _Steps:
         causes: list[str] = []
         fixes: list[str] = []
-        for a in attempts:
-            for sent in _clauses(_TOOL_PREFIX.sub("", a.text)):
-                for s in (x.strip() for x in _CLAUSE_BREAK.split(sent)):
-                    if _ERROR.search(s) or len(s) < 12:
-                        continue
-                    if _CAUSE.search(s) and len(causes) < 3 and s not in causes:
-                        causes.append(s[:300])
-                    elif _FIX_VERB.search(s) and len(fixes) < 4 and s not in fixes:
-                        fixes.append(s[:300])
+        for s in (
+            c.strip()
+            for a in attempts
+            for sent in _clauses(_TOOL_PREFIX.sub("", a.text))
+            for c in _CLAUSE_BREAK.split(sent)
+        ):
+            if _ERROR.search(s) or len(s) < 12:
+                continue
+            if _CAUSE.search(s):
+                _add(causes, s, 3)
+            elif _FIX_VERB.search(s):
+                _add(fixes, s, 4)
         if not fixes and attempts:
             fixes.append(_first_sentence(_TOOL_PREFIX.sub("", attempts[-1].text), 300))
         files = dict.fromkeys(
             m for t in between if t.role != "user" for m in _FILE.findall(t.text[:4000])
         )
         return cls(tuple(causes), tuple(fixes), tuple(list(files)[:8]))
+
+
+def _record(
+    turns: Sequence[TurnInput],
+    i: int,
+    j: int,
+    attempts: Sequence[TurnInput],
+    steps: _Steps,
+    cmd: str,
+    headline: str,
+) -> list[str]:
+    """The lesson's Markdown: problem, cause, fix, verification and provenance sections."""
+    error, outcome = turns[i], turns[j]
+    task = _task(turns, i)
+    passed = _excerpt(outcome.text, "", 3, 300) or _first_sentence(outcome.text, 200)
+    parts = ["## Problem", *([f"While working on: {task}"] if task else [])]
+    parts.append(f"`{cmd}` failed with:" if cmd else "The run failed with:")
+    parts += ["```", _excerpt(error.text, headline), "```", "", "## Cause"]
+    parts.append(" ".join(steps.causes) if steps.causes else "Not stated in the session.")
+    parts += ["", "## Fix", *(f"- {f}" for f in steps.fixes)]
+    parts += [f"- Changed: {', '.join(steps.files)}"] if steps.files else []
+    parts += ["", "## Verification", f"{j - i} turns later the run passed:", "```", passed, "```"]
+    return [
+        *parts,
+        "",
+        "## Provenance",
+        f"- error: {error.id} ({error.timestamp:%Y-%m-%d %H:%M} UTC)",
+        f"- fix: {', '.join(a.id for a in attempts)}",
+        f"- verification: {outcome.id} ({outcome.timestamp:%Y-%m-%d %H:%M} UTC)",
+    ]
 
 
 def _error_lesson(
@@ -782,26 +841,8 @@ def _error_lesson(
     error, outcome = turns[i], turns[j]
     headline = _error_headline(error.text)
     steps = _Steps.of(attempts, turns[i + 1 : j])
-    task = _task(turns, i)
     cmd = _command(error) if error.role == "tool" else ""
-    passed = _excerpt(outcome.text, "", 3, 300) or _first_sentence(outcome.text, 200)
-    parts = ["## Problem"]
-    if task:
-        parts.append(f"While working on: {task}")
-    parts.append(f"`{cmd}` failed with:" if cmd else "The run failed with:")
-    parts += ["```", _excerpt(error.text, headline), "```", "", "## Cause"]
-    parts.append(" ".join(steps.causes) if steps.causes else "Not stated in the session.")
-    parts += ["", "## Fix", *(f"- {f}" for f in steps.fixes)]
-    if steps.files:
-        parts.append(f"- Changed: {', '.join(steps.files)}")
-    parts += ["", "## Verification", f"{j - i} turns later the run passed:", "```", passed, "```"]
-    parts += [
-        "",
-        "## Provenance",
-        f"- error: {error.id} ({error.timestamp:%Y-%m-%d %H:%M} UTC)",
-        f"- fix: {', '.join(a.id for a in attempts)}",
-        f"- verification: {outcome.id} ({outcome.timestamp:%Y-%m-%d %H:%M} UTC)",
-    ]
+    parts = _record(turns, i, j, attempts, steps, cmd, headline)
     fix = steps.fixes[0] if steps.fixes else ""
     first = steps.causes[0].rstrip(". ") if steps.causes else ""
     cause = f" because {first[0].lower()}{first[1:]}" if first else ""
@@ -974,24 +1015,7 @@ class OfflineExtractor:
                     if key in seen or len(words(x)) < 3 or _VAGUE.match(x):
                         break
                     seen.add(key)
-                    title = x[0].upper() + x[1:]
-                    kw = top_words([x], 6)
-                    before = _context(turns, k)
-                    out.append(
-                        LessonCandidate(
-                            category=category,
-                            title=title[:120],
-                            content=(f"Context: {before.text[:400]}\n\n" if before else "")
-                            + "\n".join(f"> {x}" for x in clean_text(t.text, 1200).splitlines()),
-                            summary=title[:200],
-                            applicable_when=", ".join(kw),
-                            keywords=tuple(kw),
-                            has_examples=False,
-                            has_steps=False,
-                            turn_ids=((before.id,) if before else ()) + (t.id,),
-                            seen_at=t.timestamp,
-                        )
-                    )
+                    out.append(_stated_lesson(x, category, t, _context(turns, k)))
                     break
         return out
 
