@@ -44,7 +44,10 @@ def _words(title: str, keywords: Sequence[str]) -> set[str]:
 
 
 def related(topic: TopicSummary, items: Sequence[KnowledgeNode]) -> list[KnowledgeNode]:
-    """Items sharing a turn, a session or a keyword with the topic, heaviest first."""
+    """Items sharing a turn, a session or two keywords with the topic, heaviest first.
+
+    One shared word ("running") is chance; two name the same subject.
+    """
     turns = set(topic.message_ids)
     sessions = set(topic.sessions)
     words = _words(topic.title, topic.keywords)
@@ -53,7 +56,7 @@ def related(topic: TopicSummary, items: Sequence[KnowledgeNode]) -> list[Knowled
         for it in items
         if set(it.turn_ids) & turns
         or set(it.session_ids) & sessions
-        or _words(it.title, it.keywords) & words
+        or len(_words(it.title, it.keywords) & words) >= 2
     ]
     return sorted(out, key=lambda x: (-x.weight, x.id))
 
