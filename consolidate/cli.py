@@ -257,7 +257,13 @@ def report(
 
 async def _pack(s: ConsolidateSettings, project: str) -> None:
     async with graph_session(s) as db:
-        pack = await context_pack(db, project, budget=s.consolidate.pack_budget)
+        pack = await context_pack(
+            db,
+            project,
+            budget=s.consolidate.pack_budget,
+            target=s.consolidate.pack_target,
+            settings=s.consolidate,
+        )
     console.print(pack.text, highlight=False, markup=False)
     console.print(f"[dim]{pack.size_bytes} bytes from {len(pack.primer_ids)} primers[/]")
 

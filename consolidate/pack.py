@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from consolidate.config import ConsolidateSection
 from consolidate.rollup import day_key
 from consolidate.text import fit_bytes, utf8_len
 from core.timeutil import to_ms
@@ -38,7 +39,9 @@ class ContextPack:
     cut: bool = False
 
 
-async def _today(repo: PrimerRepository, project: str, now: datetime) -> Primer | None:
+async def _today(
+    repo: PrimerRepository, project: str, now: datetime, cfg: ConsolidateSection | None
+) -> Primer | None:
     """Today's daily primer, rendered live when today's sessions are not all in the stored one."""
     from consolidate.jobs.rollups import live_daily
 
@@ -48,7 +51,7 @@ async def _today(repo: PrimerRepository, project: str, now: datetime) -> Primer 
     items = await repo.sources(project, to_ms(midnight), ms + 1, ms)
     if not items or (stored and {i.id for i in items} <= set(stored.source_ids)):
         return stored
-    return await live_daily(repo, project, items, now)
+    return await live_daily(repo, project, items, now, cfg)
 
 
 def _fill(
@@ -71,15 +74,19 @@ async def context_pack(
     now: datetime | None = None,
     budget: int = 35_000,
     target: int = 25_000,
+    settings: ConsolidateSection | None = None,
 ) -> ContextPack:
-    """Assemble the context pack of `project` (or `*`) as of `now`."""
+    """Assemble the context pack of `project` (or `*`) as of `now`.
+
+    `settings` gives the daily budget and target of a primer rendered live for today.
+    """
     now = now or utc_now()
     ms = to_ms(now)
     repo = PrimerRepository(db)
     goal = min(target, budget)
     monthly = await repo.latest(project, "monthly", ms)
     weekly = await repo.latest(project, "weekly", ms)
-    today = await _today(repo, project, now)
+    today = await _today(repo, project, now, settings)
     key = day_key(now.date())
     days = sorted(
         (p for p in await repo.list_primers(project, "daily", ms) if p.period_key < key),

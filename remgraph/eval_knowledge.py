@@ -488,7 +488,14 @@ async def _run_sample(
         ]
         for tier in _TIERS
     }
-    pack = await context_pack(db, project, now=now, budget=settings.consolidate.pack_budget)
+    pack = await context_pack(
+        db,
+        project,
+        now=now,
+        budget=settings.consolidate.pack_budget,
+        target=settings.consolidate.pack_target,
+        settings=settings.consolidate,
+    )
     pack_info = {
         "bytes": pack.size_bytes,
         "primers": len(pack.primer_ids),

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
+from consolidate.config import ConsolidateSection
 from consolidate.digest import Line, SessionDigest, digest, merged_themes, when
 from consolidate.models import JobContext, JobResult
 from consolidate.rollup import (
@@ -418,12 +419,14 @@ async def run(ctx: JobContext) -> JobResult:
 
 
 async def live_daily(
-    repo: PrimerRepository, project: str, items: Sequence[SourceItem], now: datetime
+    repo: PrimerRepository,
+    project: str,
+    items: Sequence[SourceItem],
+    now: datetime,
+    cfg: ConsolidateSection | None = None,
 ) -> Primer:
     """Today's daily primer rendered on the spot (not stored), as the rollup would write it."""
-    from consolidate.config import ConsolidateSection
-
-    cfg = ConsolidateSection()
+    cfg = cfg or ConsolidateSection()
     cal = Calendar.of(items)
     key = day_key(now.date())
     plan_ = Plan(frozenset({key}), frozenset(), frozenset())
