@@ -87,11 +87,14 @@ def _quote(ex: ExampleTurn) -> str:
     return f"> **{who}** ({day}): {clip(ex.text, 400)}"
 
 
-def quotes(examples: Sequence[ExampleTurn], room_chars: int) -> list[ExampleTurn]:
+def quotes(
+    examples: Sequence[ExampleTurn], room_chars: int, context: Sequence[ExampleTurn] = ()
+) -> list[ExampleTurn]:
     """The newest turns whose quotes fit in `room_chars`, returned oldest first.
 
     Newest first, so a refreshed layer always takes in what was said since it was built; at least
-    the newest turn when there is one.
+    the newest turn when there is one. Room left is filled with `context` turns (the turns around
+    the mentions), newest first.
     """
     out: list[ExampleTurn] = []
     used = 0
@@ -100,6 +103,14 @@ def quotes(examples: Sequence[ExampleTurn], room_chars: int) -> list[ExampleTurn
         if out and used + cost > room_chars:
             break
         out.append(ex)
+        used += cost
+    taken = {x.id for x in out}
+    for ex in sorted(context, key=lambda x: (-x.at_ms, x.id)):
+        cost = len(_quote(ex)) + 2
+        if ex.id in taken or used + cost > room_chars:
+            continue
+        out.append(ex)
+        taken.add(ex.id)
         used += cost
     return sorted(out, key=lambda x: (x.at_ms, x.id))
 
@@ -117,6 +128,7 @@ def assemble(
     examples: Sequence[ExampleTurn],
     max_tokens: int,
     fill_tokens: int = 0,
+    context: Sequence[ExampleTurn] = (),
 ) -> tuple[str, list[str], list[str]]:
     """Reference text, its gaps and the quoted turns' ids; quotes fill it to `fill_tokens`."""
     lines = _header(topic)
@@ -128,7 +140,7 @@ def assemble(
         else:
             gaps.append(f"no {title.lower()} about '{topic.title}'")
     room = min(fill_tokens, max_tokens) * 4 - len("\n".join(lines))
-    if examples := quotes(examples, room) if examples else []:
+    if examples := quotes(examples, room, context) if examples else []:
         lines += _examples(examples)
     else:
         gaps.append("no example turns")
@@ -154,12 +166,13 @@ def build_layer(
     t: TopicSummary,
     items: Sequence[KnowledgeNode],
     turns: Sequence[ExampleTurn],
+    context: Sequence[ExampleTurn] = (),
 ) -> ReferenceLayer:
     """The layer of one topic; short ones say so first among their gaps."""
     cfg = ctx.settings.consolidate
     rel = related(t, items)
     fill = cfg.reference_min_tokens * FILL_FACTOR
-    text, gaps, quoted = assemble(t, rel, turns, cfg.reference_max_tokens, fill)
+    text, gaps, quoted = assemble(t, rel, turns, cfg.reference_max_tokens, fill, context)
     ntok = estimate_tokens(text)
     if ntok < cfg.reference_min_tokens:
         gaps.insert(0, f"only {ntok} tokens of material (target ≥ {cfg.reference_min_tokens})")
@@ -193,9 +206,29 @@ async def run(ctx: JobContext) -> JobResult:
     turns: dict[str, list[ExampleTurn]] = defaultdict(list)
     for x in await layers_repo.topic_turns([t.id for t in todo], ctx.now_ms, EXAMPLE_TURNS):
         turns[x.topic_id].append(x)
-    out = [build_layer(ctx, t, items, turns.get(t.id, [])) for t in todo]
+    context = await _context(layers_repo, turns, cfg.reference_min_tokens * FILL_FACTOR, ctx)
+    out = [build_layer(ctx, t, items, turns.get(t.id, []), context.get(t.id, [])) for t in todo]
     await layers_repo.upsert_many(out)
     return _result(len(topics), out, existing, cfg.reference_min_tokens)
+
+
+async def _context(
+    repo: ReferenceLayerRepository,
+    turns: Mapping[str, Sequence[ExampleTurn]],
+    fill_tokens: int,
+    ctx: JobContext,
+) -> dict[str, list[ExampleTurn]]:
+    """The two turns either side of each mention, for topics whose mentions are too few."""
+    short = [
+        (tid, x.id)
+        for tid, xs in turns.items()
+        if sum(len(_quote(x)) + 2 for x in xs) < fill_tokens * 4
+        for x in xs
+    ]
+    out: dict[str, list[ExampleTurn]] = defaultdict(list)
+    for x in await repo.context_turns(short, ctx.now_ms) if short else []:
+        out[x.topic_id].append(x)
+    return out
 
 
 def _result(

@@ -270,3 +270,57 @@ async def test_a_layer_with_little_knowledge_reaches_the_minimum_from_its_turns(
     assert 900 <= layer.token_count <= 1_000  # filled to twice the 500-token minimum
     assert not any(g.startswith("only") for g in layer.gaps)
     assert "> **Ana** (20 Nov 2026): the sourdough starter needs feeding" in layer.text
+
+
+async def test_a_layer_with_few_mentions_quotes_the_turns_around_them(graph_db, rem_settings):
+    turns = [
+        Turn(
+            id=f"trn_{i}",
+            project="p",
+            session_id="s1",
+            ordinal=i,
+            role="assistant" if i % 2 else "user",
+            speaker="Ana" if i % 2 else "Ben",
+            text=(
+                "we should bake with the sourdough starter this weekend"
+                if i in (10, 20)
+                else f"turn {i} about the weekend plans: " + "words " * 60
+            ),
+            valid_from=at(2) + timedelta(minutes=i),
+            recorded_at=at(2),
+        )
+        for i in range(30)
+    ]
+    await put_turns(graph_db, turns)
+    await put_sessions(
+        graph_db, [Session(id="s1", project="p", started_at=at(2), valid_from=at(2))]
+    )
+    end = to_ms(NOW) * 10
+    await graph_db.write(
+        Q("session.link_turns"),
+        rows=[
+            {
+                "id": t.id,
+                "session_id": "s1",
+                "prev_id": turns[i - 1].id if i else None,
+                "valid_from": to_ms(t.valid_from),
+                "valid_to": end,
+                "recorded_at": to_ms(t.recorded_at),
+                "expired_at": end,
+            }
+            for i, t in enumerate(turns)
+        ],
+    )
+    await put_topics(
+        graph_db, [_topic("top_bread", "sourdough starter", ("s1", "s2"), 2, 0, weight=0.9)]
+    )
+    await _mention(graph_db, "top_bread", ["trn_10", "trn_20"])
+    report = await run_job(
+        "reference_layers", db=graph_db, settings=rem_settings, now=NOW, project="p"
+    )
+    assert report.status == "succeeded", report.error
+    layer = (await ReferenceLayerRepository(graph_db).list_layers("p", to_ms(NOW)))[0]
+    # the two mentions and the two turns either side of each
+    assert {"trn_9", "trn_10", "trn_11", "trn_19", "trn_20", "trn_21"} <= set(layer.source_ids)
+    assert "trn_15" not in layer.source_ids
+    assert layer.token_count >= 190
