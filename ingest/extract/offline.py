@@ -848,7 +848,9 @@ def _error_lesson(
     cause = f" because {first[0].lower()}{first[1:]}" if first else ""
     return LessonCandidate(
         category="problem-solution",
-        title=f"{headline[:80]} → {fix[:60]}" if fix else f"Fix: {headline[:90]}",
+        # the title names the problem only: lessons are matched by the problem they solve, so a
+        # later, different fix for the same error refines this lesson
+        title=f"Fix: {headline[:90]}",
         content="\n".join(parts),
         summary=f"When {headline[:100]!r} appears{cause[:160]}: {fix[:160]}",
         applicable_when=f"{f'Running {cmd!r}: ' if cmd else ''}an error like {headline[:160]}",

@@ -96,10 +96,8 @@ def test_extracts_everything_with_provenance() -> None:
     assert ("ann", "prefers linter", "ruff", "preference", ("t2",)) in facts
     assert any(f.kind == "todo" and f.object == "add a login page" for f in r.facts)
     [lesson] = r.lessons
-    assert (
-        lesson.title
-        == "ModuleNotFoundError: No module named 'x' → I'll install it with pip install x."
-    )
+    assert lesson.title == "Fix: ModuleNotFoundError: No module named 'x'"
+    assert lesson.summary.endswith(": I'll install it with pip install x.")
     assert lesson.turn_ids == ("t4", "t5", "t6")
     # problem → cause → fix → verification, each quoted from the session, with provenance
     sections = [line for line in lesson.content.splitlines() if line.startswith("## ")]
