@@ -21,7 +21,7 @@ from consolidate.actions import apply_recommended, review_finding, undo_run
 from consolidate.config import ConsolidateSettings
 from consolidate.models import ALL_PROJECTS, CycleReport, JobReport
 from consolidate.pack import context_pack
-from consolidate.report import recommendation, report_markdown, write_report
+from consolidate.report import recommendation, write_report
 from consolidate.runner import rem_status, run_cycle
 from consolidate.worker import install_signal_handlers, run_worker
 from graph.connect import graph_session
@@ -215,7 +215,7 @@ def findings(
 
 async def _report(
     s: ConsolidateSettings, project: str, out: Path | None, html: Path | None = None
-) -> CycleReport:
+) -> tuple[CycleReport, Path]:
     """A report of the latest state: each job's last summary plus open findings; runs nothing.
 
     With `html`, also the self-contained HTML report with plots (`consolidate/report_html.py`).
@@ -238,7 +238,9 @@ async def _report(
             attempt=max(1, v.attempts),
             started_at=v.last_run_at or now,
             finished_at=v.last_run_at or now,
+            duration_ms=v.last_duration_ms,
             summary=v.last_summary,
+            report=v.last_report,
             flagged=v.flagged,
         )
         for v in views
@@ -254,7 +256,7 @@ async def _report(
     folder = out or s.consolidate.report_dir or (s.embedded.data_dir / "reports")
     md, js = write_report(report, folder)
     console.print(f"wrote {md} and {js}")
-    return report
+    return report, md
 
 
 @rem_app.command("report")
@@ -271,13 +273,19 @@ def report(
     ] = None,
 ) -> None:
     """Write (and print) the admin report: last results per job, recommendations, gaps."""
-    rep = asyncio.run(_report(settings(), project, out, html))
-    console.print(report_markdown(rep), highlight=False, markup=False)
+    _, md = asyncio.run(_report(settings(), project, out, html))
+    console.print(md.read_text(encoding="utf-8"), highlight=False, markup=False)
 
 
 async def _pack(s: ConsolidateSettings, project: str) -> None:
     async with graph_session(s) as db:
-        pack = await context_pack(db, project, budget=s.consolidate.pack_budget)
+        pack = await context_pack(
+            db,
+            project,
+            budget=s.consolidate.pack_budget,
+            target=s.consolidate.pack_target,
+            settings=s.consolidate,
+        )
     console.print(pack.text, highlight=False, markup=False)
     console.print(f"[dim]{pack.size_bytes} bytes from {len(pack.primer_ids)} primers[/]")
 

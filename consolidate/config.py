@@ -100,8 +100,16 @@ class ConsolidateSection(BaseModel):
     """Bytes per weekly primer."""
     monthly_budget: int = Field(default=15_000, ge=500)
     """Bytes per monthly primer."""
+    daily_target: int = Field(default=5_000, ge=200)
+    """Bytes a daily primer's narrative fills up to when the material is there (seed: 2–5 KB)."""
+    weekly_target: int = Field(default=8_000, ge=200)
+    """Bytes a weekly primer fills up to (seed: 4–8 KB)."""
+    monthly_target: int = Field(default=10_000, ge=200)
+    """Bytes a monthly primer fills up to (seed: 6–10 KB)."""
     pack_budget: int = Field(default=35_000, ge=1_000)
     """Bytes of the context pack (monthly + weekly + today's dailies)."""
+    pack_target: int = Field(default=25_000, ge=1_000)
+    """Bytes the pack fills up to with the most recent daily primers (seed: 20–25 KB)."""
     # reference layers
     reference_min_weight: float = Field(default=0.5, ge=0)
     """Topics at or above this weight get a reference layer."""

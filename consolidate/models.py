@@ -150,6 +150,8 @@ class JobStatusView(BaseModel):
     last_run_at: datetime | None = None
     last_status: str | None = None
     last_summary: dict[str, Any] = Field(default_factory=dict)
+    last_duration_ms: float = 0.0
+    last_report: dict[str, Any] = Field(default_factory=dict)
     attempts: int = 0
     due: bool = False
     reason: str = ""

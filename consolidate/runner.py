@@ -145,7 +145,9 @@ async def run_job(
             await FindingRepository(db).upsert_many(result.findings)
             findings_n, flagged = len(result.findings), False
             summary, status = result.summary, "succeeded"
-            state = _succeeded_state(ctx, settings, sessions, summary)
+            state = _succeeded_state(ctx, settings, sessions, summary).model_copy(
+                update={"last_duration_ms": round(elapsed_ms, 1), "last_report": result.report}
+            )
         else:
             summary, status = {}, "failed"
             state = _failed_state(ctx, settings, prev, attempt, sessions, error or "")
@@ -214,6 +216,11 @@ async def _fail_abandoned(jobs: JobRepository, project: str, name: str, now: dat
             await jobs.save_run(
                 run.model_copy(update={"status": "failed", "finished_at": now, "error": ABANDONED})
             )
+
+
+def _last_run(st: RemState | None) -> dict[str, Any]:
+    """The last run's duration and report sections, for `rem report`."""
+    return {"last_duration_ms": st.last_duration_ms, "last_report": st.last_report} if st else {}
 
 
 def _succeeded_state(
@@ -313,6 +320,7 @@ async def rem_status(
                 last_run_at=st.last_run_at if st else None,
                 last_status=st.last_status if st else None,
                 last_summary=st.last_summary if st else {},
+                **_last_run(st),
                 attempts=st.attempts if st else 0,
                 due=due.due,
                 reason=due.reason,

@@ -63,6 +63,7 @@ from graph.rows import (
     Provenance,
     RemActionRecord,
     RollupSource,
+    SessionTurn,
     TopicLink,
     TopicSummary,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "rollup_source_from_record",
     "session_from_record",
     "session_to_row",
+    "session_turn_from_record",
     "storable_text",
     "topic_from_record",
     "topic_link_from_record",
@@ -581,6 +583,21 @@ def example_turn_from_record(r: Mapping[str, Any]) -> ExampleTurn:
         role=_str(r.get("role")),
         session_id=_str(r.get("session_id")),
         at_ms=int(r.get("at") or 0),
+        speaker=_str(r.get("speaker")),
+        topic_id=_str(r.get("topic_id")),
+    )
+
+
+def session_turn_from_record(r: Mapping[str, Any]) -> SessionTurn:
+    """`SessionTurn` from a `primer.turns` row."""
+    return SessionTurn(
+        session_id=str(r["session_id"]),
+        id=_str(r.get("id")),
+        ordinal=int(r.get("ordinal") or 0),
+        role=_str(r.get("role")),
+        speaker=_str(r.get("speaker")),
+        text=_str(r.get("text")),
+        at=int(r.get("at") or 0),
     )
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "OpenFact",
     "Provenance",
     "RollupSource",
+    "SessionTurn",
     "TopicLink",
     "TopicSummary",
 ]
@@ -141,6 +142,9 @@ class ExampleTurn:
     role: str = ""
     session_id: str = ""
     at_ms: int = 0
+    speaker: str = ""
+    topic_id: str = ""
+    """The topic it was read for (`reference_layer.topic_turns`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +164,20 @@ class RollupSource:
     def day(self) -> date:
         """The UTC calendar day of `at`."""
         return datetime.fromtimestamp(self.at / 1000, tz=UTC).date()
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTurn:
+    """A user or assistant turn of a session a primer narrates (`primer.turns`)."""
+
+    session_id: str
+    id: str = ""
+    ordinal: int = 0
+    role: str = ""
+    speaker: str = ""
+    text: str = ""
+    at: int = 0
+    """Event time, epoch ms."""
 
 
 @dataclass(frozen=True, slots=True)

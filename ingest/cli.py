@@ -130,6 +130,39 @@ def summary_table(rep: IngestReport) -> Table:
     return t
 
 
+EXIT_FELL_BACK = 3
+"""Exit code when everything was ingested but LLM extraction fell back to the offline rules for
+at least one session (1 still wins: something failed)."""
+
+
+def exit_code(failed: bool, fell_back: bool) -> int:
+    """1 when anything failed, 3 when extraction fell back to the offline rules, else 0."""
+    return 1 if failed else EXIT_FELL_BACK if fell_back else 0
+
+
+def extraction_lines(x: dict[str, Any]) -> list[str]:
+    """The extraction part of the ingest summary: extractor, token/cost ledger, fallbacks."""
+    if not x:
+        return []
+    line = f"extraction: {x.get('extractor') or '?'}, {x.get('sessions', 0)} sessions"
+    u = x.get("llm_usage") or {}
+    if u:
+        line += (
+            f"; LLM {u.get('calls', 0)} calls ({u.get('retries', 0)} retries, "
+            f"{u.get('failures', 0)} failed), {u.get('prompt_tokens', 0):,} prompt + "
+            f"{u.get('completion_tokens', 0):,} completion tokens, ${u.get('cost_usd', 0):.4f}"
+        )
+    out = [line]
+    fb = x.get("fallbacks") or []
+    if fb:
+        out.append(
+            f"[yellow]extraction fell back to the offline rules for {len(fb)} sessions "
+            f"(exit code {EXIT_FELL_BACK}):[/]"
+        )
+        out += [f"  {f}" for f in fb[:10]]
+    return out
+
+
 def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -> None:
     """Summary table, stage timings and the first issues (file:line reason)."""
     console.print(summary_table(rep))
@@ -143,6 +176,8 @@ def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -
         console.print(f"... and {len(rep.issues) - max_issues} more issues (use --json)")
     for e in rep.hook_errors:
         console.print(f"[red]hook error[/] {e}", highlight=False)
+    for line in extraction_lines(rep.extraction):
+        console.print(line, highlight=False)
     if rep.dry_run:
         console.print("[yellow]dry run: nothing was written[/]")
     elif rep.turns_new == 0 and not rep.failed:
@@ -167,7 +202,7 @@ async def run_ingest(
     """Open the graph, ingest (once, or until interrupted with `--watch`) and report.
 
     `stop` ends a watch (SIGINT and SIGTERM set it too). Returns the exit code: 1 when anything
-    failed, else 0.
+    failed, 3 when LLM extraction fell back to the offline rules for some session, else 0.
     """
     async with graph_session(settings) as db:
         embedder = (
@@ -200,7 +235,7 @@ async def run_ingest(
                 typer.echo(json.dumps(rep.to_json(), indent=1))
             else:
                 print_report(rep, console)
-            return 1 if rep.failed else 0
+            return exit_code(rep.failed, rep.extraction_fell_back)
         return await _watch(
             db,
             settings,
@@ -235,6 +270,7 @@ async def _watch(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     failed = False
+    fell_back = False
     tails: dict[str, WatchTail] = {}  # appended files are read from their offset only
     if not as_json:
         console.print(f"watching {', '.join(map(str, paths))} (Ctrl-C stops)")
@@ -252,6 +288,7 @@ async def _watch(
                 tails=tails,
             )
             failed = failed or rep.failed
+            fell_back = fell_back or rep.extraction_fell_back
             if rep.turns_new or rep.issues:
                 if as_json:
                     typer.echo(json.dumps(rep.to_json()))
@@ -267,7 +304,7 @@ async def _watch(
             loop.remove_signal_handler(sig)
     if not as_json:
         console.print("stopped")
-    return 1 if failed else 0
+    return exit_code(failed, fell_back)
 
 
 def register(

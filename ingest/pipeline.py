@@ -79,6 +79,7 @@ class _Run:
     files: list[FileReport] = field(default_factory=list)
     issues: list[ParseIssue] = field(default_factory=list)
     hook_errors: list[str] = field(default_factory=list)
+    extraction: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(
             ("parse", "normalize", "embed", "write", "hooks", "searchable", "backlog", "total"),
@@ -279,6 +280,7 @@ async def ingest_paths(
         issues=tuple(run.issues),
         dry_run=dry_run,
         hook_errors=tuple(run.hook_errors),
+        extraction=run.extraction,
     )
 
 
@@ -327,6 +329,7 @@ async def ingest_parsed(
         issues=tuple(run.issues),
         timings={k: round(v, 4) for k, v in run.timings.items()},
         hook_errors=tuple(run.hook_errors),
+        extraction=run.extraction,
     )
 
 
@@ -708,6 +711,9 @@ class _FileContext:
                 continue
             try:
                 await finish(self.db)
+                summary = getattr(hook, "ingest_summary", None)
+                if callable(summary):  # what the ingest summary shows of this hook's work
+                    self.run.extraction = summary()
             except GraphUnavailableError:
                 raise
             except Exception as e:  # reported; the ingest itself succeeded

@@ -668,7 +668,7 @@ class KnowledgeWriter:
     ) -> None:
         """Store summary, intent, outcome and quality on the session node (when it exists)."""
         e = r.enrichment
-        update = {
+        update: dict[str, object] = {
             k: v
             for k, v in {
                 "summary": e.summary,
@@ -678,11 +678,13 @@ class KnowledgeWriter:
             }.items()
             if v is not None
         }
-        if not update:
+        if not update and not e.meta:
             return
         stored = await self.sessions.find(r.session_id)
         if stored is None:
             return
+        if e.meta:
+            update["meta"] = {**stored.meta, **e.meta}
         if all(getattr(stored, k) == v for k, v in update.items()):
             return
         await self.sessions.upsert_many([stored.model_copy(update=update)])

@@ -176,7 +176,7 @@ class ExtractionHook:
             # An unreachable or unusable LLM must not lose the session's knowledge: fall back to
             # the offline extractor and say so in the report.
             log.warning("LLM extraction failed for %s, using offline rules: %s", session.id, e)
-            fallback_note = f"{session.project}/{session.id}: LLM failed ({e}); used offline"
+            fallback_note = f"{session.project}/{session.id}: LLM failed ({e}); used offline rules"
             offline = OfflineExtractor(max_topics=self.extract_settings.max_topics_per_session)
             result = await offline.extract(session)
         if defer:
@@ -188,7 +188,7 @@ class ExtractionHook:
         rep.turns = len(session.turns)
         rep.seconds = time.perf_counter() - t0
         if fallback_note:
-            rep.failures.append(fallback_note)
+            rep.fallbacks.append(fallback_note)
         self.report.merge(rep)
         return rep
 
@@ -208,7 +208,19 @@ class ExtractionHook:
         llm = getattr(self.extractor, "llm", None) if self._extractor is not None else None
         if llm is not None:
             self.report.llm_usage = llm.ledger.as_dict()
+        if self._extractor is not None:
+            self.report.extractor = self._extractor.name
         return self.report
+
+    def ingest_summary(self) -> dict[str, Any]:
+        """What the ingest summary shows of extraction: extractor, ledger, fallbacks."""
+        r = self.report
+        return {
+            "extractor": r.extractor or self.extractor.name,
+            "sessions": r.sessions,
+            "llm_usage": r.llm_usage,
+            "fallbacks": list(r.fallbacks),
+        }
 
 
 async def _session_input(db: GraphDB, session_id: str) -> SessionInput:

@@ -199,6 +199,13 @@ async def test_cli_runs_a_job_reports_and_applies_recommendations(
     res = await asyncio.to_thread(invoke, "report", "--project", "p")
     assert res.exit_code == 0, res.output
     assert "# REM cycle report: p" in res.output
+    # the report of stored state keeps each job's time and compares with the cycle's own report
+    assert "## Since the previous report" in res.output
+    newest = sorted((tmp_path / "reports").glob("rem-p-*.json"))[-1]
+    data = json.loads(newest.read_text())
+    assert data["durations_ms"]["staleness"] > 0
+    assert data["duration_ms"] > 0
+    assert data["since_previous"]["findings_closed"]  # the two applied findings
 
 
 def test_worker_process_shuts_down_gracefully_on_sigterm(graph_settings, tmp_path):
