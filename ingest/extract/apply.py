@@ -269,11 +269,13 @@ class KnowledgeWriter:
         vecs = await self.embedder.embed(texts)
         batch = _TopicBatch()
         # Same-title topics are the same topic even if their keywords drifted.
-        own_ids = [make_id("topic", normalize_key(c.title)) for c in cands]
+        own_ids = [make_id("topic", r.project, normalize_key(c.title)) for c in cands]
         stored = {t.id: t for t in await self.topics.get_many(own_ids) if t is not None}
         # One batched similarity search for every candidate (topics created by earlier
         # candidates of this session are matched in memory, in `_match_topic`).
-        nearest = await self.topics.search_similar_many([v.tolist() for v in vecs], k=3, now=now)
+        nearest = await self.topics.search_similar_many(
+            [v.tolist() for v in vecs], r.project, k=3, now=now
+        )
         for cand, vec, own_id, hits in zip(cands, vecs, own_ids, nearest, strict=True):
             target = self._match_topic(
                 batch.by_id.get(own_id) or stored.get(own_id), hits, vec, batch
@@ -338,6 +340,7 @@ class KnowledgeWriter:
         return Topic(
             id=tid,
             title=cand.title,
+            project=r.project,
             projects=(r.project,),
             sessions=(r.session_id,),
             keywords=cand.keywords[: self.settings.max_keywords_per_topic],
@@ -360,7 +363,8 @@ class KnowledgeWriter:
         kw_cap = self.settings.max_keywords_per_topic
         return t.model_copy(
             update={
-                "projects": _union(t.projects, [r.project]),
+                "project": r.project,
+                "projects": (r.project,),
                 "sessions": _union(t.sessions, [r.session_id]),
                 "keywords": _union(t.keywords, cand.keywords, cap=kw_cap),
                 "entities": Entities(
@@ -380,23 +384,29 @@ class KnowledgeWriter:
         )
 
     async def recompute_topic_weights(self, *, now: int | None = None) -> int:
-        """Recompute every topic's weight and phase (`knowledge.topics`); returns how many."""
+        """Recompute every topic's weight and phase per project (`knowledge.topics`); how many."""
         now = now if now is not None else now_ms()
-        topics = await self.topics.list_all(now=now)
-        if not topics:
-            return 0
-        activity = [
-            TopicActivity(
-                id=t.id,
-                message_count=t.message_count,
-                sessions=len(t.sessions),
-                projects=len(t.projects),
-                last_seen_ms=to_ms(t.last_seen) if t.last_seen else None,
+        by_project: dict[str, list[TopicActivity]] = {}
+        for t in await self.topics.list_all(now=now):
+            if not t.project:
+                continue  # a legacy global topic: no project's weights are measured with it
+            by_project.setdefault(t.project, []).append(
+                TopicActivity(
+                    id=t.id,
+                    message_count=t.message_count,
+                    sessions=len(t.sessions),
+                    projects=len(t.projects),
+                    last_seen_ms=to_ms(t.last_seen) if t.last_seen else None,
+                )
             )
-            for t in topics
+        # Each project's topics are measured against that project's own latest activity.
+        standings = [
+            x
+            for activity in by_project.values()
+            for x in topic_standings(activity, now, self.topic_rules)
         ]
-        standings = topic_standings(activity, now, self.topic_rules)
-        await self.topics.set_weights([(x.id, x.weight, x.phase) for x in standings])
+        if standings:
+            await self.topics.set_weights([(x.id, x.weight, x.phase) for x in standings])
         return len(standings)
 
     # --- corrections (AUDN) ----------------------------------------------------------------------

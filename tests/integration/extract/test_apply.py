@@ -192,14 +192,19 @@ async def test_topics_match_across_sessions_and_relate(
         ("assistant", "Yes: batching vector index updates and a query plan cache will help."),
     ]
     s1 = session("alpha", "t1", 0, lines)
-    s2 = session("beta", "t2", 4, [*lines[:2], ("user", "Still slow: the vector index again.")])
-    for s in (s1, s2):
+    s2 = session("alpha", "t2", 4, [*lines[:2], ("user", "Still slow: the vector index again.")])
+    s3 = session("beta", "t3", 6, lines)  # the same subject in another project: its own topic
+    for s in (s1, s2, s3):
         await store(graph_db, s)
         await hook.run(graph_db, s)
     await hook.finish(graph_db)
     every = await topics.list_all()
-    vi = next(t for t in every if t.title == "vector index")
-    assert set(vi.projects) == {"alpha", "beta"}
+    vi = next(t for t in every if t.title == "vector index" and t.project == "alpha")
+    other = next(t for t in every if t.title == "vector index" and t.project == "beta")
+    assert other.id != vi.id
+    assert (other.projects, other.sessions) == (("beta",), (s3.id,))
+    assert set(other.message_ids) <= {t.id for t in s3.turns}
+    assert vi.projects == ("alpha",)
     assert set(vi.sessions) == {s1.id, s2.id}
     assert vi.message_count == len(set(vi.message_ids)) >= 5
     assert vi.first_seen == s1.turns[0].timestamp
