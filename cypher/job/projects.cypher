@@ -1,5 +1,6 @@
 // mode: read
 // params:
+// scope: admin
 // returns: project
 // why: every project that owns sessions or knowledge. A REM run over all projects runs each job
 //      once per project: derived items (topics, layers, primers, communities, findings) are

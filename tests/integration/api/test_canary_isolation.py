@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ import pytest
 
 from api.app import create_app
 from api.services import ApiServices
+from consolidate.jobs import JOBS
 from consolidate.runner import run_cycle
 from consolidate.service import RemService
 from core.timeutil import frozen_clock
@@ -30,6 +32,7 @@ from ingest.service import IngestService
 from remgraph.eval_scenarios import eval_settings
 from remgraph.wiring import extraction_hooks
 from tests.shared_embedder import shared_local_embedder
+from tests.support.mcp import mcp_env, mcp_payload, mcp_session
 
 PROJECTS = ("tenant-aa", "tenant-bb", "tenant-cc")
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -85,13 +88,50 @@ READS = """query($p: String!, $q: String!) {
   facts(first: 100) { ... on FactConnection { nodes { id project statement } } }
   sessions(first: 100) { ... on SessionConnection { nodes { id project title } } }
   projects(first: 100) { ... on ProjectConnection { nodes { id } } }
-  search(query: $q, mode: HYBRID, first: 50) {
+  hybrid: search(query: $q, mode: HYBRID, first: 50) {
+    ... on SearchHitConnection { nodes { id turn { text project } } } }
+  fulltext: search(query: $q, mode: FULLTEXT, first: 50) {
+    ... on SearchHitConnection { nodes { id turn { text project } } } }
+  vector: search(query: $q, mode: VECTOR, first: 50) {
     ... on SearchHitConnection { nodes { id turn { text project } } } }
   remStatus(project: $p) { ... on RemPayload { items } }
   remFindings(project: $p) { ... on RemPayload { items } }
 }"""
-TOPIC = """query($id: String!) {
-  topic(id: $id) { __typename ... on Topic { title projects keywords } } }"""
+LOOKUPS = """query($id: String!) {
+  topic(id: $id) { __typename ... on Topic { title projects keywords } }
+  session(id: $id) { __typename ... on Session { title project } }
+  turn(id: $id) { __typename ... on Turn { text project } }
+  lesson(id: $id) { __typename ... on Lesson { title project } }
+  project(id: $id) { __typename ... on Project { id } }
+}"""
+# Mutations a key may send about any id: refused or not found for another project's ids.
+MUTATIONS = """mutation($p: String!, $id: String!) {
+  confirmCorrection(project: $p, id: $id) { __typename ... on Correction { ruleText project } }
+  closeFact(project: $p, id: $id) { __typename ... on Fact { statement project } }
+  retractFact(project: $p, id: $id) { __typename ... on Fact { statement project } }
+  recordFeedback(input: {project: $p, itemId: $id, signal: HELPFUL}) { __typename }
+  reviewFinding(project: $p, id: $id, status: "skipped") { __typename }
+}"""
+RUN_JOB = """mutation($p: String!, $name: String!) {
+  runJob(project: $p, name: $name) { __typename ... on JobPayload { report } } }"""
+COVERED_QUERIES = {
+    "context",
+    "search",
+    "rules",
+    "project",
+    "projects",
+    "session",
+    "sessions",
+    "turn",
+    "lesson",
+    "lessons",
+    "corrections",
+    "facts",
+    "topic",
+    "topics",
+    "remStatus",
+    "remFindings",
+}
 QUESTION = "billing service kubernetes staging deploy release codename pnpm npm smoke tests"
 
 
@@ -100,14 +140,19 @@ class Tenants:
     http: httpx.AsyncClient
     keys: dict[str, str]  # project (or "*") -> secret
 
-    async def gql(self, who: str, query: str, **variables: Any) -> dict[str, Any]:
+    async def raw(self, who: str, query: str, **variables: Any) -> dict[str, Any]:
+        """The whole response body (data and errors)."""
         r = await self.http.post(
             "/graphql",
             json={"query": query, "variables": variables},
             headers={"Authorization": f"Bearer {self.keys[who]}"},
         )
-        body = r.json()
-        assert r.status_code == 200, body
+        assert r.status_code == 200, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+    async def gql(self, who: str, query: str, **variables: Any) -> dict[str, Any]:
+        body = await self.raw(who, query, **variables)
         assert not body.get("errors"), body
         return body["data"]
 
@@ -164,21 +209,54 @@ def _foreign(project: str) -> list[str]:
     return [canary(p) for p in others] + others
 
 
-async def test_no_key_reads_anything_derived_from_another_project(tenants: Tenants) -> None:
-    every_topic = await tenants.gql("*", READS, p=PROJECTS[0], q=QUESTION)
-    topic_ids = [n["id"] for n in every_topic["topics"]["nodes"]]
+def _leaks(project: str, responses: list[Any]) -> list[str]:
+    text = json.dumps(responses).lower()
+    return [s for s in _foreign(project) if s.lower() in text]
+
+
+async def _every_id(t: Tenants) -> list[str]:
+    """Ids of every project's sessions, turns, lessons, corrections, facts, topics, findings."""
+    ids: list[str] = list(PROJECTS)
     for p in PROJECTS:
-        seen: list[dict[str, Any]] = [await tenants.gql(p, READS, p=p, q=QUESTION)]
+        data = await t.gql("*", READS, p=p, q=QUESTION)
+        for field in ("topics", "lessons", "corrections", "facts", "sessions"):
+            ids += [n["id"] for n in data[field]["nodes"]]
+        ids += [n["id"] for n in data["hybrid"]["nodes"]]
+        ids += [f["id"] for f in data["remFindings"]["items"]]
+        ctx = await t.gql("*", CONTEXT, q=QUESTION, p=p, kinds=None)
+        ids += [i["id"] for i in ctx["context"]["items"]]
+    return sorted(set(ids))
+
+
+def test_every_query_field_is_read_by_the_canary_test() -> None:
+    from api.schema import build_schema
+
+    assert set(build_schema()._schema.query_type.fields) == COVERED_QUERIES
+
+
+async def test_no_key_reads_anything_derived_from_another_project(tenants: Tenants) -> None:
+    ids = await _every_id(tenants)
+    jobs = sorted(JOBS)
+    for p in PROJECTS:
+        # The attack of issue 15: a key runs the jobs its scope allows, then reads.
+        seen: list[Any] = [await tenants.gql(p, RUN_JOB, p=p, name=name) for name in jobs]
+        seen.append(await tenants.gql(p, READS, p=p, q=QUESTION))
         for kind in [None, *ItemKind]:
             kinds = None if kind is None else [kind.name]
             seen.append(await tenants.gql(p, CONTEXT, q=QUESTION, p=None, kinds=kinds))
             seen.append(await tenants.gql(p, CONTEXT, q=QUESTION, p=p, kinds=kinds))
-        for tid in topic_ids:
-            seen.append(await tenants.gql(p, TOPIC, id=tid))
-        text = json.dumps(seen).lower()
-        leaked = [s for s in _foreign(p) if s.lower() in text]
-        assert not leaked, f"key of {p} read {leaked}"
-        assert canary(p) in text  # its own data is there: the reads above are not empty
+        for i in ids:
+            seen.append(await tenants.gql(p, LOOKUPS, id=i))
+        assert not _leaks(p, seen), f"key of {p} read {_leaks(p, seen)}"
+        assert canary(p) in json.dumps(seen).lower()  # its own data is there: reads not empty
+
+
+async def test_mutations_on_any_id_return_nothing_of_another_project(tenants: Tenants) -> None:
+    # project slugs are not item ids (and an error may echo the id it was sent)
+    ids = [i for i in await _every_id(tenants) if i not in PROJECTS]
+    for p in PROJECTS:
+        seen = [await tenants.raw(p, MUTATIONS, p=p, id=i) for i in ids]  # errors included
+        assert not _leaks(p, seen), f"mutations by {p} returned {_leaks(p, seen)}"
 
 
 async def test_each_project_has_its_own_topics_and_layers(tenants: Tenants) -> None:
@@ -194,3 +272,21 @@ async def test_each_project_has_its_own_topics_and_layers(tenants: Tenants) -> N
         layers = await tenants.gql(p, CONTEXT, q=QUESTION, p=p, kinds=["REFERENCE_LAYER"])
         for item in layers["context"]["items"]:
             assert item["provenance"]["project"] == p
+
+
+async def test_mcp_tools_return_nothing_of_another_project(
+    tenants: Tenants, graph_settings: Any, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if "neo4j" in request.node.name:
+        pytest.skip("the MCP process is wired to the embedded engine here")
+    for p in PROJECTS:
+        async with mcp_session(mcp_env(graph_settings, tenants.keys[p]), tmp_path) as session:
+            seen = [
+                mcp_payload(await session.call_tool("context", {"query": QUESTION, "limit": 50})),
+                mcp_payload(await session.call_tool("search", {"query": QUESTION})),
+                mcp_payload(await session.call_tool("rules", {})),
+                mcp_payload(await session.call_tool("rem_status", {"project": p})),
+                mcp_payload(await session.call_tool("findings", {"project": p})),
+            ]
+        assert not _leaks(p, seen), f"MCP for {p} returned {_leaks(p, seen)}"
+        assert canary(p) in json.dumps(seen).lower()

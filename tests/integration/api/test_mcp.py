@@ -3,62 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-import os
 import sys
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from api.mcp import TOOLS
 from graph.models import Correction, Finding, utc_now
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.findings import FindingRepository
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _payload(result) -> dict:
-    assert not result.is_error, result.content
-    if getattr(result, "structured_content", None):
-        data = result.structured_content
-    else:
-        data = json.loads(result.content[0].text)
-    return data.get("result", data) if isinstance(data, dict) else data
-
-
-def _env(graph_settings, key: str, **extra: str) -> dict[str, str]:
-    return {
-        **{k: v for k, v in os.environ.items() if k.startswith(("PATH", "HOME", "HF_", "TRANS"))},
-        "PYTHONPATH": str(ROOT),
-        "TOKENIZERS_PARALLELISM": "false",
-        "REMGRAPH_ENV": "test",
-        "REMGRAPH_ENGINE": "falkordb",
-        "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
-        "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
-        "REMGRAPH_API_KEY": key,
-        **extra,
-    }
-
-
-@contextlib.asynccontextmanager
-async def _session(env: dict[str, str], cwd: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        # `remgraph mcp`: the composition root wires the real ingest pipeline and REM cycle
-        command=sys.executable,
-        args=["-m", "remgraph", "mcp"],
-        env=env,
-        cwd=str(cwd),
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+from tests.support.mcp import mcp_env as _env
+from tests.support.mcp import mcp_payload as _payload
+from tests.support.mcp import mcp_session as _session
 
 
 async def _seed_rule_and_finding(db) -> None:
