@@ -23,6 +23,7 @@ from graph.errors import GraphError, InvalidInputError
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
 from knowledge.rules import CURRENT_STATUSES
+from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_candidates
 from recall.config import RankingSection
 from recall.lexical import bm25, prune_terms
@@ -66,6 +67,8 @@ class ContextResult:
     intent: QueryIntent
     candidates: int
     timings_ms: dict[str, float] = field(default_factory=dict)
+    answerable: Answerability = field(default_factory=lambda: Answerability(0.0, {}))
+    """How likely the items answer the query (`recall.answerable`)."""
 
 
 @dataclass(frozen=True)
@@ -601,4 +604,10 @@ class RetrievalService:
         else:
             items = first + await self._with_texts(rest[:room], projects)
         timings["rank"] = (time.perf_counter() - t2) * 1000
-        return ContextResult(items=items, intent=intent, candidates=len(cands), timings_ms=timings)
+        return ContextResult(
+            items=items,
+            intent=intent,
+            answerable=answerability(intent, items),
+            candidates=len(cands),
+            timings_ms=timings,
+        )
