@@ -62,7 +62,7 @@ async def test_mcp_tools_over_stdio(graph_settings, graph_db, seeded, keys, tmp_
             )
         )
         assert ctx["__typename"] == "ContextPayload"
-        assert ctx["items"][0]["id"] == "trn_alpha_0"
+        assert [i["id"] for i in ctx["items"][:2]] == ["cor_alpha", "trn_alpha_0"]  # rules first
 
         hits = _payload(await session.call_tool("search", {"query": "launch code tangerine"}))
         assert all(n["turn"]["project"] == "alpha" for n in hits["nodes"])
