@@ -62,7 +62,9 @@ async def test_mcp_tools_over_stdio(graph_settings, graph_db, seeded, keys, tmp_
             )
         )
         assert ctx["__typename"] == "ContextPayload"
-        assert [i["id"] for i in ctx["items"][:2]] == ["cor_alpha", "trn_alpha_0"]  # rules first
+        # rules first: the project's rules on it, then the evidence turn
+        assert ctx["items"][0]["kind"] == "CORRECTION"
+        assert next(i["id"] for i in ctx["items"] if i["kind"] == "TURN") == "trn_alpha_0"
 
         hits = _payload(await session.call_tool("search", {"query": "launch code tangerine"}))
         assert all(n["turn"]["project"] == "alpha" for n in hits["nodes"])
