@@ -23,6 +23,7 @@ from core.text import STOPWORDS, stem
 
 __all__ = [
     "AVOID",
+    "LEAD_WORDS",
     "USE",
     "WITHDRAW",
     "Stance",
@@ -184,11 +185,14 @@ _FINE = re.compile(
 _CAN = re.compile(
     r"^(?:you can|feel free to|it's ok to|it is ok to)\s+(?:use\s+)?(?P<x>.+?)(?:\s+again)?$", re.I
 )
+LEAD_WORDS = (
+    r"(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry|"
+    r"remember|reminder|note|important|(?:(?:house|team|project) )?rule"
+    r"(?: for (?:this|the|our) (?:repo|repository|project|codebase|team))?)"
+)
+"""Words that open an instruction without being part of it ("No, ...", "Rule for this repo:")."""
 _LEAD = re.compile(
-    r"^(?:(?:no|yes|ok|okay|actually|again|so|and|but|please|from now on|going forward|"
-    r"in future|remember|note|rule(?: for (?:this|the) (?:repo|project|codebase))?)"
-    r"[,.:;!]?\s+)+",
-    re.I,
+    rf"^(?:(?:{LEAD_WORDS}|yes|from now on|going forward|in future)[,.:;!]?\s+)+", re.I
 )
 _ALWAYS = re.compile(r"^(?:always|make sure to|make sure you|remember to)\s+(?P<x>.+)$", re.I)
 

@@ -47,18 +47,13 @@ from ingest.extract.text import (
     technologies,
     top_words,
 )
-from knowledge.stance import lifted
+from knowledge.stance import LEAD_WORDS, lifted
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
 
 # --- corrections ---------------------------------------------------------------------------------
 
-_LEAD = (
-    r"(?:(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry|"
-    r"remember|reminder|note|important|(?:(?:house|team|project) )?rule"
-    r"(?: for (?:this|the|our) (?:repo|repository|project|codebase|team))?)"
-    r"[,.!:]?\s+)*"
-)
+_LEAD = rf"(?:{LEAD_WORDS}[,.!:]?\s+)*"
 _X = r"(?P<x>[^.,;!?\n]{1,80}?)"
 _Y = r"(?P<y>[^.,;!?\n]{1,80}?)"
 _END = r"\s*(?:[.,;!?\n]|$)"
