@@ -340,10 +340,9 @@ class EmbeddedServer:
             if info:  # it answers (or is busy replaying): alive, not a failed start
                 deadline = time.monotonic() + self.settings.startup_timeout_s
             loading = loading_progress(info)
-            if loading is not None:
-                if time.monotonic() >= next_note:
-                    self.progress(f"embedded FalkorDB is replaying its AOF: {loading}")
-                    next_note = time.monotonic() + 5.0
+            if loading is not None and time.monotonic() >= next_note:
+                self.progress(f"embedded FalkorDB is replaying its AOF: {loading}")
+                next_note = time.monotonic() + 5.0
             time.sleep(0.05)
         raise EngineStartError(
             f"embedded FalkorDB did not answer on {self.socket_path} within "
