@@ -22,10 +22,12 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from consolidate.config import ConsolidateSettings
+from consolidate.models import ALL_PROJECTS
 from core.timeutil import DAY_MS, to_ms
 from graph.db import GraphDB
 from graph.models import CorrectionStatus
 from graph.repositories.communities import CommunityRepository
+from graph.repositories.jobs import JobRepository
 from graph.repositories.reports import IngestDay, ReportRepository, StatusCount, TopicDay
 from knowledge.rules import status_with_confirmation
 from knowledge.scoring import STATUS_ORDER
@@ -112,6 +114,27 @@ def graduation_funnel(counts: Sequence[StatusCount]) -> list[tuple[str, int]]:
     return list(reached.items())
 
 
+async def _communities(db: GraphDB, project: str) -> list[tuple[str, int]]:
+    """Members per community of the current Leiden run of `project`.
+
+    For `*`, of each project's run (communities are computed per project), labelled with it.
+    """
+    cr = CommunityRepository(db)
+    projects = await JobRepository(db).projects() if project == ALL_PROJECTS else [project]
+    out: list[tuple[str, int]] = []
+    for p in projects:
+        run = await cr.current_run(p)
+        if run is None:
+            continue
+        label = "" if project != ALL_PROJECTS else f"{p}: "
+        out += [
+            (label + (c.title or c.id), c.size)
+            for c in await cr.list_communities(run.id)
+            if c.size > 0
+        ]
+    return out
+
+
 async def collect(
     db: GraphDB, project: str, settings: ConsolidateSettings, now: datetime | None = None
 ) -> ReportData:
@@ -125,13 +148,7 @@ async def collect(
         rules=settings.topics,
     )
     funnel = graduation_funnel(await repo.correction_statuses(scope, ms))
-    communities: list[tuple[str, int]] = []
-    cr = CommunityRepository(db)
-    run = await cr.current_run(project)
-    if run is not None:
-        communities = [
-            (c.title or c.id, c.size) for c in await cr.list_communities(run.id) if c.size > 0
-        ]
+    communities = await _communities(db, project)
     ingest = (await repo.turns_per_day(scope, ms))[-MAX_DAYS:]
     return ReportData(
         project=project,
