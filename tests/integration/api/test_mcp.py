@@ -20,6 +20,7 @@ from graph.models import Correction, Finding, utc_now
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.findings import FindingRepository
+from tests.engines import engine_env
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -39,9 +40,7 @@ def _env(graph_settings, key: str, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
         "TOKENIZERS_PARALLELISM": "false",
         "REMGRAPH_ENV": "test",
-        "REMGRAPH_ENGINE": "falkordb",
-        "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
-        "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
+        **engine_env(graph_settings),
         "REMGRAPH_API_KEY": key,
         **extra,
     }
