@@ -21,12 +21,14 @@ from api.auth import ANONYMOUS, KeyResolver, secret_from_headers
 from api.config import ApiSettings
 from api.context import Context
 from api.graphiql import GraphiQLPage, graphiql_enabled
+from api.ratelimit import RateLimiter
 from api.recorder import ContextQueryRecorder
 from api.schema import build_schema
 from api.services import ApiServices, Resources
 from graph.connect import open_graph
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
+from graph.repositories.backlog import BacklogRepository
 from graph.repositories.context_queries import ContextQueryRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.scoped import ScopedRepository
@@ -118,7 +120,22 @@ class _Router(GraphQLRouter[Context, None]):
         if not isinstance(value, dict | list):
             text = data.decode(errors="replace") if isinstance(data, bytes) else data
             raise json.JSONDecodeError("expected a JSON object", text, 0)
+        _refuse_lone_surrogates(value)
         return value
+
+
+def _refuse_lone_surrogates(value: object) -> None:
+    r"""Raise `UnicodeDecodeError` (a 400) when a decoded string holds a lone surrogate.
+
+    JSON lets a client write `"\ud800"`, which decodes to a `str` that no UTF-8 encoder accepts;
+    left in, it fails deep inside the tokenizer or the engine client as an internal error.
+    """
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise UnicodeDecodeError(
+            "utf-8", b"", 0, 1, f"lone surrogate \\u{ord(e.object[e.start]):04x} in a string value"
+        ) from e
 
 
 class _TooLargeError(Exception):
@@ -193,6 +210,8 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 gc.freeze()
             yield
 
+    limiter = RateLimiter(cfg.api.rate_per_s, cfg.api.rate_burst)
+
     async def get_context(request: Request) -> Context:
         resources: Resources = request.app.state.resources
         rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
@@ -224,6 +243,15 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 detail="unknown or revoked API key",
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        wait = limiter.take(principal.key_id)
+        if wait is not None:
+            raise HTTPException(
+                status_code=429,
+                detail=f"rate limit of this API key exceeded ({cfg.api.rate_per_s:g}/s, burst "
+                f"{cfg.api.rate_burst}: REMGRAPH_API__RATE_PER_S, __RATE_BURST); retry in "
+                f"{wait:.2f} s",
+                headers={"Retry-After": RateLimiter.retry_after(wait)},
+            )
         return Context(resources=resources, settings=cfg, principal=principal, request_id=rid)
 
     schema = build_schema(cfg)
@@ -240,13 +268,21 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
 
     @app.get("/readyz", response_model=None)
     async def readyz(request: Request) -> Any:
-        """The graph engine answers; 503 while it does not (recovers when it returns)."""
+        """The graph engine answers and every index (fulltext, vector) is online; else 503.
+
+        After a restart the engine answers PING before it has rebuilt its indexes, and a
+        `context` call in that window would fail: ready means the indexes answer too. The body
+        carries the embedding backlog (turns without vectors, queued extractions).
+        """
         resources: Resources = request.app.state.resources
         try:
             await resources.db.ping()
+            await resources.db.wait_for_indexes(timeout_s=0)  # one check, no waiting
+            backlog = await BacklogRepository(resources.db).status()
         except (GraphError, OSError) as e:
             return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
-        return {"status": "ready", "engine": resources.db.address}
+        # Turns without vectors are searchable by text already: a backlog is reported, not unready.
+        return {"status": "ready", "engine": resources.db.address, "embedding_backlog": backlog}
 
     @app.exception_handler(UnicodeDecodeError)
     async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:
@@ -255,8 +291,8 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
             {
                 "errors": [
                     {
-                        "message": f"request body is not valid UTF-8 JSON ({exc.reason} at byte "
-                        f"{exc.start})",
+                        "message": f"request body is not valid UTF-8 JSON ({exc.reason}"
+                        + (f" at byte {exc.start})" if exc.object else ")"),
                         "extensions": {"code": "BAD_REQUEST"},
                     }
                 ]

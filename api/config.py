@@ -45,6 +45,14 @@ class ApiSection(BaseModel):
     """Most aliases allowed in one document."""
     max_tokens: int = Field(default=2000, ge=10)
     """Most lexer tokens allowed in one document (a cheap complexity bound)."""
+    max_request_cost: int = Field(default=5000, ge=1)
+    """Cost budget of one request, charged before a `context` or `search` field starts: each
+    costs its `limit`/`first` × (1 + query characters // 250), summed over aliases; a request
+    past it gets a `COST_LIMIT` error for the fields beyond the budget."""
+    rate_per_s: float = Field(default=50.0, gt=0)
+    """Requests per second one API key may send on average (token bucket)."""
+    rate_burst: int = Field(default=100, ge=1)
+    """Requests one API key may send at once before `rate_per_s` applies (HTTP 429 beyond)."""
     max_ingest_turns: int = Field(default=500, ge=1)
     """Most turns one `ingestTurns` call may append."""
     record_interval_s: float = Field(default=0.25, gt=0, le=60)

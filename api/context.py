@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from graphql import GraphQLError
 from strawberry.dataloader import DataLoader
 from strawberry.fastapi import BaseContext
 
@@ -82,6 +83,27 @@ class Context(BaseContext):
         self.request_id = request_id or uuid.uuid4().hex[:16]
         self.loaders = make_loaders(resources, principal)
         self.now_ms = now_ms()
+        self.cost = 0
+
+    def charge(self, field: str, query: str, rows: int) -> None:
+        """Charge a `context`/`search` field to the request's budget before it starts working.
+
+        Raises:
+            GraphQLError: `COST_LIMIT` when the request would pass `max_request_cost`.
+        """
+        # out-of-range limits and long queries are refused by the field's own checks
+        rows = min(max(rows, 1), self.settings.api.max_limit)
+        cost = rows * (1 + min(len(query), 4000) // 250)
+        budget = self.settings.api.max_request_cost
+        if self.cost + cost > budget:
+            raise GraphQLError(
+                f"request cost budget exceeded: this {field} costs {cost} (limit × (1 + query "
+                f"length // 250)), {self.cost} already spent of {budget} "
+                "(REMGRAPH_API__MAX_REQUEST_COST); ask for fewer aliases, a smaller limit or a "
+                "shorter query",
+                extensions={"code": "COST_LIMIT", "cost": cost, "budget": budget},
+            )
+        self.cost += cost
 
     def check_first(self, first: int, field: str = "first") -> int:
         """Refuse page sizes outside 1..`max_limit`."""

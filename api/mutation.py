@@ -255,6 +255,19 @@ class Mutation:
         return Fact.from_domain(f)
 
     @strawberry.mutation
+    async def retract_fact(self, info: Info, project: str, id: str) -> CloseFactResult:
+        """Retract a fact found wrong: reads at a `knownAt` before now still show it."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+        except REFUSED as e:
+            return refused(e)
+        f = await ctx.resources.scoped.retract_fact(id, (scope,), ctx.now_ms)
+        if f is None:
+            return NotFound(kind="fact", id=id, message=f"no current fact {id!r}")
+        return Fact.from_domain(f)
+
+    @strawberry.mutation
     async def run_job(self, info: Info, project: str, name: str) -> JobResult:
         """Run one REM-cycle job for a project now."""
         ctx = info.context

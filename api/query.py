@@ -199,6 +199,7 @@ class Query:
         """The best context for `query` that fits `tokenBudget`, ranked, with the reasons."""
         ctx = info.context
         api = ctx.settings.api
+        ctx.charge("context", query, limit)
         try:
             _check_query(query)
             scope = ctx.scope(project)
@@ -247,6 +248,7 @@ class Query:
     ) -> SearchResult:
         """Turns matching `query` by fulltext, vector similarity or both (RRF); no reranking."""
         ctx = info.context
+        ctx.charge("search", query, first)
         try:
             _check_query(query)
             scope = ctx.scope(project)

@@ -19,7 +19,7 @@ from strawberry.extensions import (
 from api.config import ApiSection, ApiSettings
 from api.mutation import Mutation
 from api.query import Query
-from graph.errors import GraphUnavailableError
+from graph.errors import ConflictError, GraphUnavailableError, InvalidInputError, NotFoundError
 
 log = logging.getLogger("remgraph.api")
 
@@ -33,6 +33,22 @@ def _unexpected(error: GraphQLError) -> bool:
     """Mask errors raised by resolver code; keep validation and limit errors readable."""
     orig = error.original_error
     return orig is not None and not isinstance(orig, GraphQLError)
+
+
+def _client_error(orig: BaseException | None) -> tuple[str, str] | None:
+    """(code, message) when `orig` is a client's mistake rather than a server fault."""
+    if isinstance(orig, InvalidInputError):
+        return "BAD_USER_INPUT", str(orig)
+    if isinstance(orig, NotFoundError):
+        return "NOT_FOUND", str(orig)
+    if isinstance(orig, ConflictError):
+        return "CONFLICT", str(orig)
+    if isinstance(orig, UnicodeEncodeError):
+        # A lone surrogate (`"\\ud800"` in JSON) cannot be encoded for the engine.
+        return "BAD_USER_INPUT", f"string argument is not valid Unicode ({orig.reason})"
+    if isinstance(orig, OverflowError):
+        return "BAD_USER_INPUT", f"a date or number argument is out of range ({orig})"
+    return None
 
 
 class MaskWithRequestId(MaskErrors):
@@ -54,6 +70,19 @@ class MaskWithRequestId(MaskErrors):
                 positions=error.positions,
                 path=error.path,
                 extensions={"code": "UNAVAILABLE", "requestId": rid},
+            )
+        typed = _client_error(error.original_error)
+        if typed is not None:
+            # The client's mistake, not a bug: say what was wrong, with no traceback in the log.
+            code, message = typed
+            log.info("request %s refused: %s", rid, message)
+            return GraphQLError(
+                message=message,
+                nodes=error.nodes,
+                source=error.source,
+                positions=error.positions,
+                path=error.path,
+                extensions={"code": code, "requestId": rid},
             )
         log.error("request %s failed: %r", rid, error.original_error, exc_info=error.original_error)
         return GraphQLError(

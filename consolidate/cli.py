@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -16,14 +17,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from consolidate.actions import apply_recommended, review_finding
+from consolidate.actions import apply_recommended, review_finding, undo_run
 from consolidate.config import ConsolidateSettings
 from consolidate.models import ALL_PROJECTS, CycleReport, JobReport
 from consolidate.pack import context_pack
-from consolidate.report import recommendation, report_markdown, write_report
+from consolidate.report import recommendation, write_report
 from consolidate.runner import rem_status, run_cycle
 from consolidate.worker import install_signal_handlers, run_worker
 from graph.connect import graph_session
+from graph.db import GraphDB
 from graph.models import Finding, FindingStatus, utc_now
 from graph.repositories.findings import FindingRepository
 
@@ -80,8 +82,11 @@ def _print_finding(f: Finding) -> None:
 async def _walk(s: ConsolidateSettings, project: str, auto: bool) -> None:
     async with graph_session(s) as db:
         if auto:
-            done = await apply_recommended(db, project)
-            console.print(f"applied {len(done)} recommended actions")
+            out = await apply_recommended(db, project)
+            console.print(
+                f"applied {len(out.applied)} safe actions, left {len(out.left)} for review "
+                f"(run {out.run_id}; undo: remgraph rem undo {out.run_id})"
+            )
             return
         findings = await FindingRepository(db).list_findings(project, status="open", limit=500)
         for i, f in enumerate(findings, 1):
@@ -111,7 +116,10 @@ def run(
     ] = None,
     all_jobs: Annotated[bool, typer.Option("--all", help="Run every job, due or not")] = False,
     auto: Annotated[
-        bool, typer.Option("--auto", help="Apply every recommended action without asking")
+        bool,
+        typer.Option(
+            "--auto", help="Apply the recommended actions that are safe by rule; the rest stay open"
+        ),
     ] = False,
     review: Annotated[
         bool | None,
@@ -130,6 +138,20 @@ def run(
         review = sys.stdin.isatty()
     if auto or review:
         asyncio.run(_walk(s, project, auto))
+
+
+async def _undo(s: ConsolidateSettings, run_id: str) -> list[str]:
+    async with graph_session(s) as db:
+        return await undo_run(db, run_id)
+
+
+@rem_app.command("undo")
+def undo(run_id: Annotated[str, typer.Argument(help="A `rem run --auto` or job run id")]) -> None:
+    """Undo every action a run applied: items back to their before-image, its edges removed."""
+    notes = asyncio.run(_undo(settings(), run_id))
+    for n in notes:
+        console.print(f"  undone: {n}")
+    console.print(f"undid {len(notes)} actions of run {run_id}")
 
 
 @rem_app.command("job")
@@ -193,7 +215,7 @@ def findings(
 
 async def _report(
     s: ConsolidateSettings, project: str, out: Path | None, html: Path | None = None
-) -> CycleReport:
+) -> tuple[CycleReport, Path]:
     """A report of the latest state: each job's last summary plus open findings; runs nothing.
 
     With `html`, also the self-contained HTML report with plots (`consolidate/report_html.py`).
@@ -216,7 +238,9 @@ async def _report(
             attempt=max(1, v.attempts),
             started_at=v.last_run_at or now,
             finished_at=v.last_run_at or now,
+            duration_ms=v.last_duration_ms,
             summary=v.last_summary,
+            report=v.last_report,
             flagged=v.flagged,
         )
         for v in views
@@ -232,7 +256,7 @@ async def _report(
     folder = out or s.consolidate.report_dir or (s.embedded.data_dir / "reports")
     md, js = write_report(report, folder)
     console.print(f"wrote {md} and {js}")
-    return report
+    return report, md
 
 
 @rem_app.command("report")
@@ -249,13 +273,19 @@ def report(
     ] = None,
 ) -> None:
     """Write (and print) the admin report: last results per job, recommendations, gaps."""
-    rep = asyncio.run(_report(settings(), project, out, html))
-    console.print(report_markdown(rep), highlight=False, markup=False)
+    _, md = asyncio.run(_report(settings(), project, out, html))
+    console.print(md.read_text(encoding="utf-8"), highlight=False, markup=False)
 
 
 async def _pack(s: ConsolidateSettings, project: str) -> None:
     async with graph_session(s) as db:
-        pack = await context_pack(db, project, budget=s.consolidate.pack_budget)
+        pack = await context_pack(
+            db,
+            project,
+            budget=s.consolidate.pack_budget,
+            target=s.consolidate.pack_target,
+            settings=s.consolidate,
+        )
     console.print(pack.text, highlight=False, markup=False)
     console.print(f"[dim]{pack.size_bytes} bytes from {len(pack.primer_ids)} primers[/]")
 
@@ -266,12 +296,24 @@ def pack(project: ProjectOpt = ALL_PROJECTS) -> None:
     asyncio.run(_pack(settings(), project))
 
 
+CYCLE_HOOKS: list[Callable[[GraphDB], Awaitable[None]]] = []
+"""Awaited at the start of every worker cycle; the composition root adds the embedding backlog's
+drain (`consolidate` knows nothing of ingest)."""
+
+
 async def _worker(s: ConsolidateSettings, once: bool) -> int:
     stop = asyncio.Event()
     install_signal_handlers(stop)
     async with graph_session(s) as db:
         console.print(f"worker started: scopes {', '.join(s.consolidate.projects)}")
-        stats = await run_worker(db, s, stop=stop, max_cycles=1 if once else None)
+
+        async def before_cycle() -> None:
+            for hook in CYCLE_HOOKS:
+                await hook(db)
+
+        stats = await run_worker(
+            db, s, stop=stop, max_cycles=1 if once else None, before_cycle=before_cycle
+        )
     console.print(
         f"worker stopped after {stats.cycles} cycles and {len(stats.runs)} job runs "
         f"at {utc_now().isoformat(timespec='seconds')}"

@@ -77,7 +77,8 @@ class ConsolidateSection(BaseModel):
     review_threshold: float = Field(default=0.80, ge=0, le=1)
     """Cosine at or above which (below `merge_threshold`) a pair becomes a review finding."""
     auto_merge: bool = True
-    """Merge pairs above `merge_threshold` in the job; false turns them into findings instead."""
+    """Merge pairs above `merge_threshold` whose texts are near-identical in the job (journalled,
+    undoable); false turns them into findings instead."""
     # staleness
     stale_days: float = Field(default=30.0, gt=0)
     """Items never retrieved and older than this are stale."""
@@ -99,8 +100,16 @@ class ConsolidateSection(BaseModel):
     """Bytes per weekly primer."""
     monthly_budget: int = Field(default=15_000, ge=500)
     """Bytes per monthly primer."""
+    daily_target: int = Field(default=5_000, ge=200)
+    """Bytes a daily primer's narrative fills up to when the material is there (seed: 2–5 KB)."""
+    weekly_target: int = Field(default=8_000, ge=200)
+    """Bytes a weekly primer fills up to (seed: 4–8 KB)."""
+    monthly_target: int = Field(default=10_000, ge=200)
+    """Bytes a monthly primer fills up to (seed: 6–10 KB)."""
     pack_budget: int = Field(default=35_000, ge=1_000)
     """Bytes of the context pack (monthly + weekly + today's dailies)."""
+    pack_target: int = Field(default=25_000, ge=1_000)
+    """Bytes the pack fills up to with the most recent daily primers (seed: 20–25 KB)."""
     # reference layers
     reference_min_weight: float = Field(default=0.5, ge=0)
     """Topics at or above this weight get a reference layer."""

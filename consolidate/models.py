@@ -55,9 +55,19 @@ class JobContext:
         return None if self.project == ALL_PROJECTS else self.project
 
     def finding(
-        self, kind: str, title: str, detail: str, target_ids: Sequence[str], action: FindingAction
+        self,
+        kind: str,
+        title: str,
+        detail: str,
+        target_ids: Sequence[str],
+        action: FindingAction,
+        *,
+        evidence: str = "",
     ) -> Finding:
-        """A finding with a deterministic id (job, kind, sorted targets), so reruns update it."""
+        """A finding with a deterministic id (job, kind, sorted targets), so reruns update it.
+
+        `evidence` names what the finding rests on; a skipped finding reopens when it changes.
+        """
         targets = tuple(target_ids)
         fid = make_id("finding", self.project, self.job, kind, *sorted(targets))
         return Finding(
@@ -70,6 +80,7 @@ class JobContext:
             detail=detail,
             target_ids=targets,
             proposed_action=action,
+            evidence=evidence,
             created_at=self.now,
             valid_from=self.now,
             recorded_at=self.now,
@@ -139,6 +150,8 @@ class JobStatusView(BaseModel):
     last_run_at: datetime | None = None
     last_status: str | None = None
     last_summary: dict[str, Any] = Field(default_factory=dict)
+    last_duration_ms: float = 0.0
+    last_report: dict[str, Any] = Field(default_factory=dict)
     attempts: int = 0
     due: bool = False
     reason: str = ""

@@ -1,16 +1,23 @@
-"""Pure rollup rendering: source items → a Markdown primer within a byte budget.
+"""Pure rollup rendering: source items and session digests → a Markdown primer within budget.
 
-A primer lists corrections, decisions, lessons, open todos, other facts and sessions, in that order
-(most actionable first, so a cut at the budget drops sessions before rules). Rendering is retried
-with tighter per-item lengths; if even the tightest does not fit, the text is cut at a line
-boundary and the primer is flagged.
+A daily primer narrates what happened (per session: time, speakers, themes, then its salient
+sentences, attributed), then lists corrections and rules, decisions, lessons, open items and
+facts. A weekly primer summarises its days and a monthly one its weeks the same way: one block
+per child with its themes and its most salient sentences, then the period's decisions, lessons
+and changes. The knowledge sections are always whole; the narrative fills the room left up to
+the tier's target size (the top of the seed's range), round-robin by salience across blocks so
+every session or day gets its best sentences first. If the knowledge alone exceeds the tier's
+maximum even with the tightest per-item length, the narrative shrinks to one line per block at
+the end and the text is cut at a line boundary and flagged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from consolidate.digest import Line, pick
 from consolidate.text import clip, fit_bytes, utf8_len
 from graph.rows import RollupSource
 
@@ -21,14 +28,33 @@ _SECTIONS = (
     ("correction", "Corrections and rules"),
     ("decision", "Decisions"),
     ("lesson", "Lessons"),
-    ("todo", "Open todos"),
-    ("fact", "Facts"),
+    ("todo", "Open items"),
+    ("fact", "Facts and changes"),
     ("session", "Sessions"),
 )
 
 
 SourceItem = RollupSource
 """One thing a primer mentions (a `primer.sources` row)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One child of a primer's narrative: a session (daily), a day (weekly) or a week (monthly).
+
+    Attributes:
+        heading: the block's heading line (without `###`).
+        notes: fixed lines under it (themes, a stored summary).
+        pool: its sentences, most salient first; as many as fit are shown, in time order.
+        ids: the session ids it covers (their `session` items are not listed again).
+        cap: most sentences shown (weekly and monthly blocks summarise, they do not copy).
+    """
+
+    heading: str
+    notes: tuple[str, ...] = ()
+    pool: tuple[Line, ...] = ()
+    ids: frozenset[str] = field(default_factory=frozenset)
+    cap: int | None = None
 
 
 def section(item: SourceItem) -> str:
@@ -59,41 +85,124 @@ def week_end(d: date) -> date:
     return d + timedelta(days=7 - d.isoweekday())
 
 
+def daily_heading(d: date) -> str:
+    """`Daily primer 2026-11-22 (Sunday)`."""
+    return f"Daily primer {day_key(d)} ({d.strftime('%A')})"
+
+
+def weekly_heading(d: date) -> str:
+    """`Weekly primer 2026-W47 (16 Nov – 22 Nov 2026)` for any day `d` of the week."""
+    start = d - timedelta(days=d.isoweekday() - 1)
+    end = week_end(d)
+    return f"Weekly primer {week_key(d)} ({start:%d %b} – {end:%d %b %Y})"
+
+
+def monthly_heading(d: date) -> str:
+    """`Monthly primer 2026-11 (November 2026)`."""
+    return f"Monthly primer {month_key(d)} ({d:%B %Y})"
+
+
 def _line(item: SourceItem, limit: int) -> str:
     head = clip(item.title, limit) or item.id
     if item.kind == "correction" and item.sub and item.sub != "correction":
         head = f"[{item.sub}] {head}"
     rest = item.text.strip()
-    if rest and limit >= 100 and rest != item.title:
+    if rest and limit >= 100 and rest != item.title and rest not in item.title:
         head += f" — {clip(rest, limit // 2)}"
     return f"- {head}"
 
 
-def _render(heading: str, items: Sequence[SourceItem], limit: int) -> str:
-    lines = [f"# {heading}", ""]
+def _knowledge(items: Sequence[SourceItem], limit: int, covered: set[str]) -> list[str]:
+    lines: list[str] = []
     for name, title in _SECTIONS:
-        group = sorted((i for i in items if section(i) == name), key=lambda i: (i.at, i.id))
-        if not group:
-            continue
-        lines.append(f"## {title} ({len(group)})")
+        group = sorted(
+            (i for i in items if section(i) == name and i.id not in covered),
+            key=lambda i: (i.at, i.id),
+        )
         seen: set[str] = set()
+        body: list[str] = []
         for it in group:
             line = _line(it, limit)
             if line not in seen:  # identical lines (repeated sessions, facts) are listed once
                 seen.add(line)
-                lines.append(line)
+                body.append(line)
+        if body:
+            lines += [f"## {title} ({len(group)})", *body, ""]
+    return lines
+
+
+def _narrative(blocks: Sequence[Block], shown: Iterable[Line], limit: int) -> list[str]:
+    by_block: dict[int, list[Line]] = {}
+    index = {x: i for i, b in enumerate(blocks) for x in b.pool}
+    for x in shown:
+        by_block.setdefault(index[x], []).append(x)
+    lines = ["## What happened", ""]
+    for i, b in enumerate(blocks):
+        lines.append(f"### {b.heading}")
+        lines += [clip(n, max(limit * 2, 120)) for n in b.notes]
+        lines += [f"- {x.text}" for x in by_block.get(i, [])]
         lines.append("")
+    return lines
+
+
+def _compose(
+    heading: str,
+    intro: Sequence[str],
+    items: Sequence[SourceItem],
+    blocks: Sequence[Block],
+    limit: int,
+    shown: Sequence[Line] = (),
+) -> str:
+    covered = {i for b in blocks for i in b.ids}
+    lines = [f"# {heading}", ""]
+    if intro:
+        lines += [*intro, ""]
+    if blocks:
+        lines += _narrative(blocks, shown, limit)
+    lines += _knowledge(items, limit, covered)
     return "\n".join(lines).rstrip() + "\n"
 
 
 def render(
-    heading: str, items: Iterable[SourceItem], budget: int, clips: Sequence[int] = CLIPS
+    heading: str,
+    items: Iterable[SourceItem],
+    budget: int,
+    clips: Sequence[int] = CLIPS,
+    *,
+    blocks: Sequence[Block] = (),
+    intro: Sequence[str] = (),
+    target: int | None = None,
 ) -> tuple[str, bool]:
-    """Primer text within `budget` UTF-8 bytes, and whether it had to be cut (flag)."""
+    """Primer text within `budget` UTF-8 bytes, and whether it had to be cut (flag).
+
+    The narrative of `blocks` fills the room up to `target` bytes (default: `budget`).
+    """
+    text, cut, _ = narrate(heading, items, budget, clips, blocks=blocks, intro=intro, target=target)
+    return text, cut
+
+
+def narrate(
+    heading: str,
+    items: Iterable[SourceItem],
+    budget: int,
+    clips: Sequence[int] = CLIPS,
+    *,
+    blocks: Sequence[Block] = (),
+    intro: Sequence[str] = (),
+    target: int | None = None,
+) -> tuple[str, bool, tuple[str, ...]]:
+    """`render`, plus the ids of the turns whose sentences the text quotes."""
     its = list(items)
-    text = ""
+    goal = min(target or budget, budget)
     for limit in clips:
-        text = _render(heading, its, limit)
-        if utf8_len(text) <= budget:
-            return text, False
-    return fit_bytes(text, budget), True
+        fixed = _compose(heading, intro, its, blocks, limit)
+        if utf8_len(fixed) <= budget:
+            room = max(0, goal - utf8_len(fixed))
+            shown = pick([b.pool[: b.cap] for b in blocks], room)
+            text = _compose(heading, intro, its, blocks, limit, shown)
+            if utf8_len(text) <= budget:
+                quoted = tuple(dict.fromkeys(x.turn_id for x in shown if x.turn_id))
+                return text, False, quoted
+    # too much knowledge for the budget: sessions become one line each, at the end, then cut
+    text = _compose(heading, intro, its, (), clips[-1])
+    return fit_bytes(text, budget), True, ()

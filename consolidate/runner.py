@@ -112,6 +112,7 @@ async def run_job(
             reason="locked by another run",
         )
     try:
+        await _fail_abandoned(jobs, project, name, now)
         states = {s.job: s for s in await jobs.states(project)}
         prev = states.get(name)
         attempt = (prev.attempts + 1) if prev and prev.last_status == "failed" else 1
@@ -144,7 +145,9 @@ async def run_job(
             await FindingRepository(db).upsert_many(result.findings)
             findings_n, flagged = len(result.findings), False
             summary, status = result.summary, "succeeded"
-            state = _succeeded_state(ctx, settings, sessions, summary)
+            state = _succeeded_state(ctx, settings, sessions, summary).model_copy(
+                update={"last_duration_ms": round(elapsed_ms, 1), "last_report": result.report}
+            )
         else:
             summary, status = {}, "failed"
             state = _failed_state(ctx, settings, prev, attempt, sessions, error or "")
@@ -195,6 +198,29 @@ async def run_job(
         )
     finally:
         await jobs.release_lock(lid, owner)
+
+
+ABANDONED = "abandoned: the run stopped before it finished (process killed); its lock expired"
+
+
+async def _fail_abandoned(jobs: JobRepository, project: str, name: str, now: datetime) -> None:
+    """Mark the job's runs still "running" as failed: their process is gone.
+
+    Called while holding the job's lock. A live run holds that lock until it finishes, so a run of
+    the same job and scope still "running" now lost its process (SIGKILL, OOM, power) and would
+    otherwise show "running" for ever.
+    """
+    for run in await jobs.list_runs(project, name, limit=20):
+        if run.status == "running":
+            log.warning("job %s (%s) run %s marked failed: %s", name, project, run.id, ABANDONED)
+            await jobs.save_run(
+                run.model_copy(update={"status": "failed", "finished_at": now, "error": ABANDONED})
+            )
+
+
+def _last_run(st: RemState | None) -> dict[str, Any]:
+    """The last run's duration and report sections, for `rem report`."""
+    return {"last_duration_ms": st.last_duration_ms, "last_report": st.last_report} if st else {}
 
 
 def _succeeded_state(
@@ -294,6 +320,7 @@ async def rem_status(
                 last_run_at=st.last_run_at if st else None,
                 last_status=st.last_status if st else None,
                 last_summary=st.last_summary if st else {},
+                **_last_run(st),
                 attempts=st.attempts if st else 0,
                 due=due.due,
                 reason=due.reason,

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import random
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from consolidate.config import ConsolidateSettings
@@ -47,6 +48,7 @@ async def run_worker(
     stop: asyncio.Event | None = None,
     max_cycles: int | None = None,
     rng: random.Random | None = None,
+    before_cycle: Callable[[], Awaitable[None]] | None = None,
 ) -> WorkerStats:
     """Run due jobs every interval until `stop` is set or `max_cycles` cycles have run.
 
@@ -56,6 +58,8 @@ async def run_worker(
         stop: set it to stop after the current job (the CLI wires SIGTERM/SIGINT to it).
         max_cycles: stop after this many cycles (tests, `--once`).
         rng: jitter source (tests pass a seeded one).
+        before_cycle: awaited at the start of every cycle (the composition root drains the
+            embedding backlog here); its errors are logged and the cycle goes on.
     """
     cfg = settings.consolidate
     stop = stop or asyncio.Event()
@@ -68,6 +72,11 @@ async def run_worker(
         cfg.worker_jitter_s,
     )
     while not stop.is_set():
+        if before_cycle is not None:
+            try:
+                await before_cycle()
+            except Exception:  # the engine may be briefly away: log, retry next cycle
+                log.exception("the worker's cycle hook failed")
         for project in cfg.projects:
             started = utc_now()
             ran: list[JobReport] = []

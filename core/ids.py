@@ -30,6 +30,9 @@ PREFIXES = {
     "snapshot": "snp",
     "api_key": "key",
     "context_query": "ctx",
+    "rem_action": "rma",
+    "rem_run": "rrn",
+    "backlog": "bkl",
 }
 
 

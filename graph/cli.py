@@ -18,6 +18,7 @@ from graph.cypher import Q
 from graph.embedded import EmbeddedServer
 from graph.errors import EngineStartError, GraphError, GraphUnavailableError
 from graph.migrate import migrate as run_migrate
+from graph.repositories.backlog import BacklogRepository
 from graph.verify import verify_queries
 
 app = typer.Typer(
@@ -49,6 +50,7 @@ def start() -> None:
     """Start the embedded FalkorDB server in the background (data dir, Unix socket, AOF)."""
     s = settings()
     server = _embedded(s)
+    server.progress = console.print  # a large AOF replays for a while: say how far it got
     started = server.start()
     st = server.status()
     verb = "started" if started else "already running"
@@ -88,6 +90,12 @@ async def _status(s: GraphSettings) -> int:
             table.add_row("migrations", ", ".join(r["id"] for r in applied) or "none (run migrate)")
             for row in await db.read(_STATS):
                 table.add_row(f"  {row['label']}", f"{row['count']:,}")
+            backlog = await BacklogRepository(db).status()
+            table.add_row(
+                "embedding backlog",
+                f"{backlog['turns']:,} turns without vectors, "
+                f"{backlog['extract']:,} extractions waiting for them",
+            )
         except GraphUnavailableError as e:
             table.add_row("reachable", f"no: {e.reason}")
             running = False
@@ -148,7 +156,8 @@ def _falkor_address(s: GraphSettings) -> dict[str, object]:
             "`load` (see README)"
         )
     if s.engine is Engine.EMBEDDED:
-        return {"unix_socket": str(EmbeddedServer(s.embedded).socket_path)}
+        server = EmbeddedServer(s.embedded)
+        return {"unix_socket": str(server.socket_path), "password": server.password()}
     f = s.falkordb
     return {
         "unix_socket": str(f.unix_socket) if f.unix_socket else None,

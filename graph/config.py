@@ -82,9 +82,13 @@ class EmbeddedSettings(BaseModel):
     appendfsync: str = Field(default="everysec", pattern="^(always|everysec)$")
     """AOF fsync policy: `everysec` (at most one second of writes at risk) or `always`."""
     startup_timeout_s: float = Field(default=20.0, gt=0)
-    """How long to wait for the server to answer PING."""
+    """How long to wait for the server to answer PING; time it spends replaying its AOF
+    (`loading:1`) does not count, so a large data set is never reported as a failed start."""
     threads: int = Field(default=2, ge=1, le=64)
     """FalkorDB query threads (THREAD_COUNT)."""
+    aof_rewrite_min_mb: int = Field(default=64, ge=1)
+    """Rewrite the AOF compactly once it passed this size and doubled since the last rewrite
+    (`auto-aof-rewrite-min-size`); a restart then replays a compact file, not every write."""
 
     @property
     def socket_path(self) -> Path:

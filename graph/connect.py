@@ -55,6 +55,7 @@ def make_db(settings: GraphSettings) -> GraphDB:
     return FalkorDBGraph(
         graph_name=settings.graph_name,
         unix_socket=str(server.socket_path),
+        password=server.password(),  # set when the engine listens on TCP
         max_connections=settings.falkordb.max_connections,
         query_timeout_s=settings.falkordb.query_timeout_s,
     )

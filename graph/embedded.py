@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from graph.config import EmbeddedSettings
 from graph.errors import EngineStartError
+
+log = logging.getLogger("remgraph.graph.embedded")
 
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; leave room
 
@@ -60,15 +65,69 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _ping(sock: Path, timeout: float = 0.5) -> bool:
+BUSY = b"(busy)"
+"""`_command`'s reply when the server accepted the connection but did not answer in time: it is
+replaying an AOF whose commands are large (it handles clients only between 2 MB chunks)."""
+
+
+def _command(sock: Path, command: bytes, password: str | None, timeout: float = 0.5) -> bytes:
+    """One inline command's raw reply over the socket (after AUTH when a password is set).
+
+    b"" when nothing listens; `BUSY` when the server accepted but did not answer in time.
+    """
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
             s.connect(str(sock))
-            s.sendall(b"PING\r\n")
-            return s.recv(64).startswith(b"+PONG")
+            try:
+                if password:
+                    s.sendall(b"AUTH " + password.encode() + b"\r\n")
+                    if not s.recv(64).startswith(b"+OK"):
+                        return b""
+                s.sendall(command + b"\r\n")
+                return s.recv(4096)
+            except TimeoutError:
+                return BUSY
     except OSError:
-        return False
+        return b""
+
+
+def _ping(sock: Path, timeout: float = 0.5, password: str | None = None) -> bool:
+    return _command(sock, b"PING", password, timeout).startswith(b"+PONG")
+
+
+def loading_progress(info: bytes) -> str | None:
+    """Progress from `INFO persistence` while the AOF replays ("41% (eta 12 s)"), else None."""
+    if info == BUSY:
+        return "busy (the engine has not reported progress yet)"
+    fields = dict(
+        line.split(":", 1) for line in info.decode(errors="replace").splitlines() if ":" in line
+    )
+    if fields.get("loading") != "1":
+        return None
+    perc = fields.get("loading_loaded_perc", "?")
+    eta = fields.get("loading_eta_seconds", "?")
+    return f"{float(perc):.0f}% (eta {eta} s)" if perc != "?" else "loading"
+
+
+def _log_progress(line: str) -> None:
+    log.warning("%s", line)
+
+
+def _restrict(path: Path) -> None:
+    """Owner-only access (0700) to the data directory: it holds every transcript."""
+    with contextlib.suppress(OSError):
+        path.chmod(0o700)
+
+
+def _restrict_files(data_dir: Path) -> None:
+    """0600 on the files the engine and remgraph keep there (older releases left 0644)."""
+    for f in [*data_dir.glob("*"), *data_dir.glob("appendonlydir/*")]:
+        with contextlib.suppress(OSError):
+            if f.is_dir():
+                f.chmod(0o700)
+            elif f.is_file():
+                f.chmod(0o600)
 
 
 class EmbeddedServer:
@@ -80,6 +139,34 @@ class EmbeddedServer:
         self.pid_file = self.data_dir / "falkordb.pid"
         self.log_file = self.data_dir / "falkordb.log"
         self._proc: subprocess.Popen[bytes] | None = None
+        self.progress: Callable[[str], None] = _log_progress
+        """Called with a line while the server replays its AOF (the CLI prints it)."""
+
+    @property
+    def password_file(self) -> Path:
+        """The engine password (0600), generated when the server listens on TCP."""
+        return self.data_dir / "engine.password"
+
+    def password(self) -> str | None:
+        """The password the server requires: set when it listens on TCP, else None."""
+        if self.settings.port == 0:
+            return None
+        try:
+            return self.password_file.read_text().strip() or None
+        except OSError:
+            return None
+
+    def _ensure_password(self) -> str | None:
+        if self.settings.port == 0:
+            return None
+        existing = self.password()
+        if existing:
+            return existing
+        secret = secrets.token_hex(24)
+        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secret + "\n")
+        return secret
 
     @property
     def socket_path(self) -> Path:
@@ -99,7 +186,11 @@ class EmbeddedServer:
     def status(self) -> ServerStatus:
         """Whether the server for this data dir runs and answers."""
         pid = self._read_pid()
-        running = pid is not None and _pid_alive(pid) and _ping(self.socket_path)
+        running = (
+            pid is not None
+            and _pid_alive(pid)
+            and _ping(self.socket_path, password=self.password())
+        )
         aof = self.data_dir / "appendonlydir"
         size = sum(f.stat().st_size for f in aof.glob("*")) if aof.is_dir() else 0
         return ServerStatus(
@@ -114,6 +205,7 @@ class EmbeddedServer:
     def _check_data_dir(self) -> None:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
+            _restrict(self.data_dir)
             probe = self.data_dir / ".write-test"
             probe.write_text("ok")
             probe.unlink()
@@ -140,7 +232,7 @@ class EmbeddedServer:
         sock = self.socket_path
         if not sock.exists():
             return
-        if _ping(sock):
+        if _command(sock, b"PING", None):  # any answer (PONG, NOAUTH, LOADING): someone serves
             raise EngineStartError(
                 f"socket {sock} is already served by another process (not ours: no live pid file)"
             )
@@ -158,6 +250,7 @@ class EmbeddedServer:
             return False
         self._check_socket()
         self._check_port()
+        password = self._ensure_password()
         redis_server, module = _binaries()
         args = [
             str(redis_server),
@@ -181,6 +274,12 @@ class EmbeddedServer:
             "appendonlydir",
             "--aof-use-rdb-preamble",
             "yes",
+            # Rewrite the AOF (to an RDB preamble plus a short tail) once it doubled since the
+            # last rewrite and passed the threshold, so a restart replays a compact file.
+            "--auto-aof-rewrite-percentage",
+            "100",
+            "--auto-aof-rewrite-min-size",
+            f"{self.settings.aof_rewrite_min_mb}mb",
             "--save",
             "",
             "--dbfilename",
@@ -196,18 +295,22 @@ class EmbeddedServer:
             "THREAD_COUNT",
             str(self.settings.threads),
         ]
+        if password:
+            args += ["--requirepass", password]  # TCP listeners need it; the socket too
         with Path(os.devnull).open("rb") as devnull:
-            self._proc = subprocess.Popen(
+            self._proc = subprocess.Popen(  # umask 077: AOF, RDB and log are owner-only (0600)
                 args,
                 stdin=devnull,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,  # survives the CLI that started it (`db start`)
                 cwd=self.data_dir,
+                umask=0o077,
             )
         # write the pid ourselves too: redis writes its pid file only once it is up
         self.pid_file.write_text(str(self._proc.pid))
         self._wait_ready(self._proc.pid)
+        _restrict_files(self.data_dir)
         return True
 
     def _log_tail(self, n: int = 5) -> str:
@@ -218,15 +321,28 @@ class EmbeddedServer:
         return " | ".join(line.split(" ", 4)[-1] for line in lines[-n:])
 
     def _wait_ready(self, pid: int) -> None:
+        """Wait for PONG; a server replaying its AOF (`loading:1`) is waited for, not timed out.
+
+        `startup_timeout_s` bounds only the time the server neither answers nor reports loading,
+        so a large AOF is never mistaken for a failed start; progress lines go to `self.progress`.
+        """
+        password = self.password()
         deadline = time.monotonic() + self.settings.startup_timeout_s
+        next_note = time.monotonic()  # the first sign of loading is reported at once
         while time.monotonic() < deadline:
-            if _ping(self.socket_path):
+            if _ping(self.socket_path, password=password):
                 return
             if not _pid_alive(pid):
                 if self._proc is not None:
                     self._proc.wait()
                 raise EngineStartError(f"embedded FalkorDB exited during start: {self._log_tail()}")
-            time.sleep(0.02)
+            loading = loading_progress(_command(self.socket_path, b"INFO persistence", password))
+            if loading is not None:
+                deadline = time.monotonic() + self.settings.startup_timeout_s
+                if time.monotonic() >= next_note:
+                    self.progress(f"embedded FalkorDB is replaying its AOF: {loading}")
+                    next_note = time.monotonic() + 5.0
+            time.sleep(0.05)
         raise EngineStartError(
             f"embedded FalkorDB did not answer on {self.socket_path} within "
             f"{self.settings.startup_timeout_s:.0f}s: {self._log_tail()}"

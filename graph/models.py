@@ -511,6 +511,8 @@ class Primer(Temporal):
     """UTF-8 size of `text`."""
     source_ids: tuple[str, ...] = ()
     """Nodes it was built from."""
+    turn_ids: tuple[str, ...] = ()
+    """Turns it quotes (a daily primer's narrative; provenance)."""
     flagged: bool = False
     """Flagged for review (too large, contradictory...)."""
 
@@ -584,6 +586,8 @@ class Finding(Temporal):
     """Nodes concerned."""
     proposed_action: FindingAction = "keep"
     """What the job proposes."""
+    evidence: str = ""
+    """What the finding rests on (texts, counts); a skipped finding reopens when it changes."""
     status: FindingStatus = "open"
     """Review status."""
     created_at: UtcDatetime = Field(default_factory=utc_now)
@@ -605,6 +609,10 @@ class RemState(Temporal):
     """How it last ended."""
     last_summary: dict[str, Any] = Field(default_factory=dict)
     """JSON-able counters of the last run."""
+    last_duration_ms: float = 0.0
+    """Wall time of the last run."""
+    last_report: dict[str, Any] = Field(default_factory=dict)
+    """The last run's report sections (gaps, weight changes, deltas), for `rem report`."""
     next_due_at: UtcDatetime | None = None
     """When it should run next."""
     sessions_at_last_run: int = 0

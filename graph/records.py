@@ -61,7 +61,9 @@ from graph.rows import (
     LessonRecord,
     OpenFact,
     Provenance,
+    RemActionRecord,
     RollupSource,
+    SessionTurn,
     TopicLink,
     TopicSummary,
 )
@@ -107,11 +109,14 @@ __all__ = [
     "provenance_from_record",
     "reference_layer_from_record",
     "reference_layer_to_row",
+    "rem_action_from_record",
+    "rem_action_to_row",
     "rem_state_from_record",
     "rem_state_to_row",
     "rollup_source_from_record",
     "session_from_record",
     "session_to_row",
+    "session_turn_from_record",
     "storable_text",
     "topic_from_record",
     "topic_link_from_record",
@@ -526,6 +531,7 @@ def open_fact_from_record(r: Mapping[str, Any]) -> OpenFact:
         kind=_str(r.get("kind")),
         statement=_str(r.get("statement")),
         subject=_str(r.get("subject")),
+        object=_str(r.get("object")),
         valid_from_ms=int(r.get("valid_from") or 0),
         turn_ids=_strs(r.get("turn_ids")),
     )
@@ -577,6 +583,21 @@ def example_turn_from_record(r: Mapping[str, Any]) -> ExampleTurn:
         role=_str(r.get("role")),
         session_id=_str(r.get("session_id")),
         at_ms=int(r.get("at") or 0),
+        speaker=_str(r.get("speaker")),
+        topic_id=_str(r.get("topic_id")),
+    )
+
+
+def session_turn_from_record(r: Mapping[str, Any]) -> SessionTurn:
+    """`SessionTurn` from a `primer.turns` row."""
+    return SessionTurn(
+        session_id=str(r["session_id"]),
+        id=_str(r.get("id")),
+        ordinal=int(r.get("ordinal") or 0),
+        role=_str(r.get("role")),
+        speaker=_str(r.get("speaker")),
+        text=_str(r.get("text")),
+        at=int(r.get("at") or 0),
     )
 
 
@@ -633,3 +654,38 @@ TO_ROW: dict[type[BaseModel], Callable[[Any], Row]] = {
     ProjectSnapshot: project_snapshot_to_row,
 }
 """Every node model's `to_row` mapper."""
+
+
+def rem_action_to_row(a: RemActionRecord) -> Row:
+    """Properties of a `RemAction` node: the before-image and edges as JSON strings."""
+    return {
+        "id": a.id,
+        "run_id": a.run_id,
+        "project": a.project,
+        "finding_id": a.finding_id,
+        "action": a.action,
+        "note": a.note,
+        "before": json.dumps(a.before, sort_keys=True, separators=(",", ":")),
+        "edges": json.dumps([list(e) for e in a.edges], separators=(",", ":")),
+        "applied_at": a.applied_at,
+        "seq": a.seq,
+    }
+
+
+def rem_action_from_record(r: Mapping[str, Any]) -> RemActionRecord:
+    """`RemActionRecord` from a `RemAction` node's properties."""
+    before = json.loads(r.get("before") or "{}")
+    edges = json.loads(r.get("edges") or "[]")
+    return RemActionRecord(
+        id=str(r["id"]),
+        run_id=_str(r.get("run_id")),
+        project=_str(r.get("project")),
+        finding_id=_str(r.get("finding_id")),
+        action=_str(r.get("action")),
+        note=_str(r.get("note")),
+        before={str(k): dict(v) for k, v in before.items()},
+        edges=tuple((str(t), str(s), str(d)) for t, s, d in edges),
+        applied_at=int(r.get("applied_at") or 0),
+        seq=int(r.get("seq") or 0),
+        undone_at=None if r.get("undone_at") is None else int(r["undone_at"]),
+    )

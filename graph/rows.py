@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Any
 
 from graph.models import Correction, CorrectionStatus, Lesson
 
@@ -26,6 +27,7 @@ __all__ = [
     "OpenFact",
     "Provenance",
     "RollupSource",
+    "SessionTurn",
     "TopicLink",
     "TopicSummary",
 ]
@@ -83,6 +85,8 @@ class OpenFact:
     kind: str
     statement: str = ""
     subject: str = ""
+    object: str = ""
+    """A todo's status for agent todo lists (`pending`, `in_progress`, `completed`)."""
     valid_from_ms: int = 0
     turn_ids: tuple[str, ...] = ()
 
@@ -138,6 +142,9 @@ class ExampleTurn:
     role: str = ""
     session_id: str = ""
     at_ms: int = 0
+    speaker: str = ""
+    topic_id: str = ""
+    """The topic it was read for (`reference_layer.topic_turns`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +167,20 @@ class RollupSource:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionTurn:
+    """A user or assistant turn of a session a primer narrates (`primer.turns`)."""
+
+    session_id: str
+    id: str = ""
+    ordinal: int = 0
+    role: str = ""
+    speaker: str = ""
+    text: str = ""
+    at: int = 0
+    """Event time, epoch ms."""
+
+
+@dataclass(frozen=True, slots=True)
 class CorrectionDecay:
     """What the `staleness` job computes for one correction."""
 
@@ -178,3 +199,23 @@ class CorrectionStatusChange:
     changed_at_ms: int
     demoted_for: tuple[str, ...] | None = None
     """On a demotion: every contradicting correction that has caused one so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemActionRecord:
+    """One applied REM action and what undoing it needs (`rem_action.*`)."""
+
+    id: str
+    run_id: str
+    project: str
+    finding_id: str
+    action: str
+    note: str
+    before: dict[str, dict[str, Any]]
+    """Before-image: id → stored properties (no embedding) of every item the action changed."""
+    edges: tuple[tuple[str, str, str], ...]
+    """`(type, source_id, target_id)` of the edges the action created."""
+    applied_at: int
+    seq: int = 0
+    """Order within the run."""
+    undone_at: int | None = None

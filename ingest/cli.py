@@ -16,7 +16,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -45,22 +45,32 @@ passes one that builds the extraction hook)."""
 
 
 class RichProgress:
-    """A Rich progress bar over files, with turns and turns/s."""
+    """A Rich progress bar over files, with turns and turns/s, then one for the embedding backlog.
+
+    The second bar counts turns given vectors after they were written (and text-searchable).
+    """
 
     def __init__(self, console: Console) -> None:
         self.started = time.perf_counter()
         self.turns = 0
         self.bar = Progress(
-            TextColumn("[bold]ingest[/]"),
+            TextColumn("[bold]{task.description}[/]"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("files · {task.fields[turns]} turns · {task.fields[rate]} turns/s"),
+            TextColumn(
+                "{task.fields[unit]} · {task.fields[turns]} turns · {task.fields[rate]} turns/s"
+            ),
             TimeElapsedColumn(),
             TextColumn("{task.fields[current]}"),
             console=console,
             transient=False,
         )
-        self.task = self.bar.add_task("ingest", total=0, turns=0, rate="0", current="")
+        self.task = self.bar.add_task(
+            "ingest", total=0, turns=0, rate="0", current="", unit="files"
+        )
+        self.embed_task: Any = None
+        self.embed_started = 0.0
+        self.embedded = 0
 
     def files_total(self, n: int) -> None:
         self.bar.update(self.task, total=n)
@@ -75,6 +85,22 @@ class RichProgress:
 
     def file_done(self, report: FileReport) -> None:
         self.bar.advance(self.task)
+
+    def backlog_total(self, n: int) -> None:
+        self.embed_started = time.perf_counter()
+        self.embed_task = self.bar.add_task(
+            "embed ",
+            total=n,
+            turns=0,
+            rate="0",
+            current="(text search works already)",
+            unit="turns",
+        )
+
+    def backlog_done(self, n: int) -> None:
+        self.embedded += n
+        rate = self.embedded / max(time.perf_counter() - self.embed_started, 1e-6)
+        self.bar.update(self.embed_task, advance=n, turns=self.embedded, rate=f"{rate:.0f}")
 
 
 def summary_table(rep: IngestReport) -> Table:
@@ -104,6 +130,39 @@ def summary_table(rep: IngestReport) -> Table:
     return t
 
 
+EXIT_FELL_BACK = 3
+"""Exit code when everything was ingested but LLM extraction fell back to the offline rules for
+at least one session (1 still wins: something failed)."""
+
+
+def exit_code(failed: bool, fell_back: bool) -> int:
+    """1 when anything failed, 3 when extraction fell back to the offline rules, else 0."""
+    return 1 if failed else EXIT_FELL_BACK if fell_back else 0
+
+
+def extraction_lines(x: dict[str, Any]) -> list[str]:
+    """The extraction part of the ingest summary: extractor, token/cost ledger, fallbacks."""
+    if not x:
+        return []
+    line = f"extraction: {x.get('extractor') or '?'}, {x.get('sessions', 0)} sessions"
+    u = x.get("llm_usage") or {}
+    if u:
+        line += (
+            f"; LLM {u.get('calls', 0)} calls ({u.get('retries', 0)} retries, "
+            f"{u.get('failures', 0)} failed), {u.get('prompt_tokens', 0):,} prompt + "
+            f"{u.get('completion_tokens', 0):,} completion tokens, ${u.get('cost_usd', 0):.4f}"
+        )
+    out = [line]
+    fb = x.get("fallbacks") or []
+    if fb:
+        out.append(
+            f"[yellow]extraction fell back to the offline rules for {len(fb)} sessions "
+            f"(exit code {EXIT_FELL_BACK}):[/]"
+        )
+        out += [f"  {f}" for f in fb[:10]]
+    return out
+
+
 def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -> None:
     """Summary table, stage timings and the first issues (file:line reason)."""
     console.print(summary_table(rep))
@@ -117,6 +176,8 @@ def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -
         console.print(f"... and {len(rep.issues) - max_issues} more issues (use --json)")
     for e in rep.hook_errors:
         console.print(f"[red]hook error[/] {e}", highlight=False)
+    for line in extraction_lines(rep.extraction):
+        console.print(line, highlight=False)
     if rep.dry_run:
         console.print("[yellow]dry run: nothing was written[/]")
     elif rep.turns_new == 0 and not rep.failed:
@@ -136,11 +197,12 @@ async def run_ingest(
     hooks: HookFactory | None,
     console: Console,
     stop: asyncio.Event | None = None,
+    wait_embeddings: bool = True,
 ) -> int:
     """Open the graph, ingest (once, or until interrupted with `--watch`) and report.
 
     `stop` ends a watch (SIGINT and SIGTERM set it too). Returns the exit code: 1 when anything
-    failed, else 0.
+    failed, 3 when LLM extraction fell back to the offline rules for some session, else 0.
     """
     async with graph_session(settings) as db:
         embedder = (
@@ -163,6 +225,8 @@ async def run_ingest(
                     run_hooks=extract,
                     embedder=embedder,
                     progress=progress,
+                    wait_embeddings=wait_embeddings,
+                    renice=True,
                 )
             finally:
                 if progress:
@@ -171,7 +235,7 @@ async def run_ingest(
                 typer.echo(json.dumps(rep.to_json(), indent=1))
             else:
                 print_report(rep, console)
-            return 1 if rep.failed else 0
+            return exit_code(rep.failed, rep.extraction_fell_back)
         return await _watch(
             db,
             settings,
@@ -206,6 +270,7 @@ async def _watch(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     failed = False
+    fell_back = False
     tails: dict[str, WatchTail] = {}  # appended files are read from their offset only
     if not as_json:
         console.print(f"watching {', '.join(map(str, paths))} (Ctrl-C stops)")
@@ -223,6 +288,7 @@ async def _watch(
                 tails=tails,
             )
             failed = failed or rep.failed
+            fell_back = fell_back or rep.extraction_fell_back
             if rep.turns_new or rep.issues:
                 if as_json:
                     typer.echo(json.dumps(rep.to_json()))
@@ -238,7 +304,7 @@ async def _watch(
             loop.remove_signal_handler(sig)
     if not as_json:
         console.print("stopped")
-    return 1 if failed else 0
+    return exit_code(failed, fell_back)
 
 
 def register(
@@ -267,6 +333,17 @@ def register(
             bool, typer.Option("--watch", help=("Keep ingesting appended lines until stopped"))
         ] = False,
         batch_size: Annotated[int | None, typer.Option(help="Turns per batch")] = None,
+        wait_embeddings: Annotated[
+            bool,
+            typer.Option(
+                "--wait-embeddings/--no-wait-embeddings",
+                help=(
+                    "Fill the turns' vectors (and run the extraction steps that need them) before "
+                    "returning; with --no-wait-embeddings the command returns once the turns are "
+                    "written and searchable by text, and `remgraph worker` or `serve` embeds them"
+                ),
+            ),
+        ] = True,
     ) -> None:
         """Ingest agent transcripts (Claude Code, Codex, ChatGPT, generic JSONL, LoCoMo)."""
         if fmt not in ("auto", *formats()):
@@ -291,6 +368,7 @@ def register(
                 watch=watch,
                 hooks=hooks,
                 console=console,
+                wait_embeddings=wait_embeddings,
             )
         )
         raise typer.Exit(code)

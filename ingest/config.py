@@ -28,6 +28,18 @@ class IngestSection(BaseModel):
     """Compute turn embeddings (off: turns land without vectors)."""
     overlap: bool = True
     """Embed the next batch while the previous one is written."""
+    defer_embeddings: bool = True
+    """Write turns without vectors (searchable by text at once, marked pending) and let the
+    backlog embedder fill the vectors and run the vector-dependent extraction steps afterwards
+    (inside `ingest` unless `--no-wait-embeddings`, in `remgraph worker`, in `serve` when idle).
+    False embeds each batch before it is written (the behaviour before the backlog existed)."""
+    backlog_batch: int = Field(default=256, ge=1, le=10_000)
+    """Turns per forward pass of the backlog embedder (a page of 4 batches is read at once)."""
+    backlog_nice: int = Field(default=10, ge=0, le=19)
+    """Niceness `remgraph ingest` and `worker` add to themselves before draining the backlog, so
+    a running API keeps the CPU (no effect on an idle machine)."""
+    backlog_pause_s: float = Field(default=0.0, ge=0)
+    """Pause between backlog batches in `ingest` and `worker` (`serve` pauses while busy)."""
     watch_interval_s: float = Field(default=1.0, gt=0)
     """Polling period of `--watch`."""
 

@@ -209,6 +209,14 @@ class IngestReport(BaseModel):
     """Nothing was written."""
     hook_errors: tuple[str, ...] = ()
     """Post-session hooks that raised (session key and message)."""
+    extraction: dict[str, Any] = Field(default_factory=dict)
+    """Knowledge extraction of the run: `extractor`, `sessions`, the LLM's token/cost ledger
+    (`llm_usage`) and the sessions that fell back to the offline rules (`fallbacks`)."""
+
+    @property
+    def extraction_fell_back(self) -> bool:
+        """True when LLM extraction failed for some session and the offline rules stood in."""
+        return bool(self.extraction.get("fallbacks"))
 
     @property
     def failed(self) -> bool:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -37,6 +37,7 @@ from ingest.sources.detect import detect_format, formats, parser_for, wanted_fil
 from ingest.writer import TurnWriter, session_model, turn_model
 
 __all__ = [
+    "BacklogProgress",
     "PostSessionHook",
     "Progress",
     "WatchTail",
@@ -50,7 +51,16 @@ log = logging.getLogger("remgraph.ingest")
 PostSessionHook = Callable[[GraphDB, ParsedSession, list[str]], Awaitable[None]]
 """Called after a session's turns are written, with the ids of the turns written this run (the
 composition root registers knowledge extraction here; `--no-extract` skips the hooks). A hook
-object may also define `async finish(db)`, awaited once at the end of a run that wrote sessions."""
+object may also define `async finish(db)`, awaited once at the end of a run that wrote sessions,
+and `absorb(report)`, given what the embedding backlog's deferred extraction steps changed."""
+
+
+@runtime_checkable
+class BacklogProgress(Protocol):
+    """Receives the embedding backlog's progress (a second Rich bar in the CLI)."""
+
+    def backlog_total(self, n: int) -> None: ...
+    def backlog_done(self, n: int) -> None: ...
 
 
 class Progress(Protocol):
@@ -69,9 +79,11 @@ class _Run:
     files: list[FileReport] = field(default_factory=list)
     issues: list[ParseIssue] = field(default_factory=list)
     hook_errors: list[str] = field(default_factory=list)
+    extraction: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(
-            ("parse", "normalize", "embed", "write", "hooks", "total"), 0.0
+            ("parse", "normalize", "embed", "write", "hooks", "searchable", "backlog", "total"),
+            0.0,
         )
     )
     sessions: int = 0
@@ -86,13 +98,21 @@ def collect_files(paths: Iterable[Path], issues: list[ParseIssue]) -> list[tuple
     """Absolute files to ingest as `(path, explicit)`; directories expand to files below them."""
     out: list[tuple[Path, bool]] = []
     seen: set[Path] = set()
-    for p in paths:
-        p = p.expanduser().resolve()
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and wanted_file(f))
-            out.extend((f, False) for f in found if f not in seen)
-            seen.update(found)
-        elif p.is_file():
+    for arg in paths:
+        try:
+            # Python 3.11 raises RuntimeError on a symlink loop, later versions OSError.
+            p = arg.expanduser().resolve()
+            if p.is_dir():
+                found = sorted(f for f in p.rglob("*") if f.is_file() and wanted_file(f))
+                out.extend((f, False) for f in found if f not in seen)
+                seen.update(found)
+                continue
+            is_file = p.is_file()
+        except (OSError, RuntimeError) as e:
+            # One bad argument is reported and skipped; the others are still ingested.
+            issues.append(ParseIssue(file=str(arg), reason=f"cannot open: {e}"))
+            continue
+        if is_file:
             if p not in seen:
                 out.append((p, True))
                 seen.add(p)
@@ -191,6 +211,8 @@ async def ingest_paths(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
     tails: dict[str, WatchTail] | None = None,
+    wait_embeddings: bool = True,
+    renice: bool = False,
 ) -> IngestReport:
     """Ingest transcript files (directories are searched recursively) and report what happened.
 
@@ -207,6 +229,11 @@ async def ingest_paths(
         progress: optional progress sink.
         tails: a dict kept across calls by `--watch`: appended files are then read from their
             offset only (the prefix hash is carried in memory instead of being recomputed).
+        wait_embeddings: with `ingest.defer_embeddings`, drain the embedding backlog (vectors,
+            then the vector-dependent extraction steps) before returning; False returns as soon
+            as the turns are written and searchable by text.
+        renice: lower the process's priority (`ingest.backlog_nice`) before that drain (the
+            CLI: what is left is background work).
 
     Raises:
         InvalidInputError: an unknown `fmt`.
@@ -237,6 +264,9 @@ async def ingest_paths(
     for path, explicit in files:
         await ctx.ingest_file(path, fmt, explicit)
     await ctx.finish_hooks()
+    run.timings["searchable"] = time.perf_counter() - started
+    if wait_embeddings and ctx.deferred:
+        await ctx.drain(wait=True, renice=renice)
     run.timings["total"] = time.perf_counter() - started
     return IngestReport(
         files=tuple(run.files),
@@ -250,6 +280,7 @@ async def ingest_paths(
         issues=tuple(run.issues),
         dry_run=dry_run,
         hook_errors=tuple(run.hook_errors),
+        extraction=run.extraction,
     )
 
 
@@ -286,6 +317,8 @@ async def ingest_parsed(
     written, _, _ = await ctx.write(normalized, full=False)
     await ctx.run_hooks(normalized, written)
     await ctx.finish_hooks()
+    if ctx.deferred:  # a drain already running elsewhere picks these turns up
+        await ctx.drain(wait=False)
     run.sessions = len(normalized)
     run.turns_new = sum(len(v) for v in written.values())
     run.timings["total"] = time.perf_counter() - started
@@ -296,6 +329,7 @@ async def ingest_parsed(
         issues=tuple(run.issues),
         timings={k: round(v, 4) for k, v in run.timings.items()},
         hook_errors=tuple(run.hook_errors),
+        extraction=run.extraction,
     )
 
 
@@ -315,6 +349,31 @@ class _FileContext:
         self.states = SourceFileRepository(self.db)
         self.writer = TurnWriter(self.db)
 
+    @property
+    def deferred(self) -> bool:
+        """Turns go to the embedding backlog instead of being embedded before they are written."""
+        return (
+            self.embedder is not None and self.settings.ingest.defer_embeddings and not self.dry_run
+        )
+
+    async def drain(self, *, wait: bool, renice: bool = False) -> None:
+        """Fill the backlog's vectors and apply its deferred steps (single-flight)."""
+        from ingest.backlog import drain_backlog  # deferred: it imports extraction
+
+        assert self.embedder is not None
+        t0 = time.perf_counter()
+        bar = self.progress if isinstance(self.progress, BacklogProgress) else None
+        rep = await drain_backlog(
+            self.db, self.settings, self.embedder, progress=bar, wait=wait, renice=renice
+        )
+        self.run.timings["embed"] += rep.embed_seconds
+        self.run.timings["backlog"] += time.perf_counter() - t0
+        self.run.hook_errors.extend(rep.failures)
+        for hook in self.hooks:
+            absorb = getattr(hook, "absorb", None)
+            if absorb is not None:
+                absorb(rep.knowledge)
+
     def _unchanged(self, key: str, name: str, state: SourceFileState) -> None:
         self.run.turns_unchanged += state.turns
         self._done(FileReport(path=key, format=name, outcome="unchanged"))
@@ -328,7 +387,12 @@ class _FileContext:
         key = str(path)
         name = fmt
         if fmt == "auto":
-            detected = detect_format(path)
+            try:
+                detected = detect_format(path)
+            except OSError as e:
+                self.run.issues.append(ParseIssue(file=key, reason=f"cannot read: {e}"))
+                self._done(FileReport(path=key, format="unknown", outcome="failed", issues=1))
+                return
             if detected is None:
                 if explicit:
                     self.run.issues.append(
@@ -583,6 +647,12 @@ class _FileContext:
         Only turns flagged in `embed` get a new vector; `ingest.overlap=false` writes in lockstep.
         """
         size = self.settings.ingest.batch_size
+        if self.deferred:
+            for i in range(0, len(turns), size):
+                batch = turns[i : i + size]
+                todo = {turns[j].id: texts[j] for j in range(i, i + len(batch)) if embed[j]}
+                await self._write_batch(batch, [], None, todo)
+            return
         pending: asyncio.Task[None] | None = None
         for i in range(0, len(turns), size):
             want = [j for j in range(i, min(i + size, len(turns))) if embed[j]]
@@ -617,9 +687,15 @@ class _FileContext:
         self.run.timings["embed"] += time.perf_counter() - t0
         return vecs
 
-    async def _write_batch(self, turns: list[Turn], ids: list[str], vecs: Vectors | None) -> None:
+    async def _write_batch(
+        self,
+        turns: list[Turn],
+        ids: list[str],
+        vecs: Vectors | None,
+        pending: Mapping[str, str] | None = None,
+    ) -> None:
         t0 = time.perf_counter()
-        await self.writer.write_turns(turns, ids, vecs)
+        await self.writer.write_turns(turns, ids, vecs, pending)
         self.run.timings["write"] += time.perf_counter() - t0
         if self.progress:
             self.progress.turns_written(len(turns))
@@ -635,6 +711,9 @@ class _FileContext:
                 continue
             try:
                 await finish(self.db)
+                summary = getattr(hook, "ingest_summary", None)
+                if callable(summary):  # what the ingest summary shows of this hook's work
+                    self.run.extraction = summary()
             except GraphUnavailableError:
                 raise
             except Exception as e:  # reported; the ingest itself succeeded

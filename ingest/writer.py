@@ -6,7 +6,7 @@ twice (a re-run after a crash) leaves the graph exactly as one write would.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ai.embed import Vectors
 from core.ids import content_hash, make_id
@@ -105,16 +105,24 @@ class TurnWriter:
         await self.projects.link_sessions(sessions)
 
     async def write_turns(
-        self, turns: Sequence[Turn], embed_ids: Sequence[str], vectors: Vectors | None
+        self,
+        turns: Sequence[Turn],
+        embed_ids: Sequence[str],
+        vectors: Vectors | None,
+        pending: Mapping[str, str] | None = None,
     ) -> None:
         """Upsert turns with `HAS_TURN` and `NEXT` edges (sessions must exist) and vectors.
 
         `vectors` belong to `embed_ids`, in order: turns whose stored vector is still valid are
-        left out of them.
+        left out of them. `pending` (turn id → text to embed) puts turns in the embedding
+        backlog instead.
         """
         if not turns:
             return
-        await self.turns.upsert_many(turns)
+        if pending:
+            await self.turns.upsert_pending(turns, pending)
+        else:
+            await self.turns.upsert_many(turns)
         if vectors is not None and len(vectors):
             await self.turns.set_embeddings(zip(embed_ids, vectors, strict=True))
         await self.sessions.link_turns(turns)

@@ -52,6 +52,7 @@ def turn_candidate(
         turn_ids=(r.id,),
         neighbours=tuple(neighbours),
         quality=r.quality,
+        vector_pending=r.vector_pending,
     )
 
 

@@ -43,6 +43,8 @@ class Candidate:
     weight; 0 for turns."""
     quality: float | None = None
     """Quality of the session the item came from, in [0, 1]."""
+    vector_pending: bool = False
+    """A turn without its vector yet (embedding backlog): ranked by the other signals."""
     embedding: tuple[float, ...] | None = None
     text_pending: bool = False
     """The text is not read yet (`text` is empty): retrieval reads it only for the items that

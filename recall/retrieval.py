@@ -272,7 +272,8 @@ class RetrievalService:
         estimated frequencies of words not searched.
         """
         n_docs, avgdl = await self.turn_stats(projects)
-        return bm25(
+        return await asyncio.to_thread(  # CPU-bound: off the event loop
+            bm25,
             words,
             texts,
             n_docs=n_docs,
@@ -527,11 +528,15 @@ class RetrievalService:
         if kinds is not None:
             cands = [c for c in cands if c.kind in kinds or c.kind is ItemKind.TURN]
         t2 = time.perf_counter()
-        scored = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
+        # Ranking is pure CPU (tens of ms for a long query): it runs in a worker thread so the
+        # event loop keeps serving other callers' requests meanwhile.
+        scored = await asyncio.to_thread(
+            score_candidates, cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now
+        )
         if pack:
             head = await self._with_texts(scored[: mmr_pool_size(limit)], projects)
-            items = mmr_pack(
-                head, lam=self.ranking.mmr_lambda, limit=limit, token_budget=token_budget
+            items = await asyncio.to_thread(
+                mmr_pack, head, lam=self.ranking.mmr_lambda, limit=limit, token_budget=token_budget
             )
         else:
             items = await self._with_texts(scored[:limit], projects)

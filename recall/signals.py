@@ -201,6 +201,14 @@ def recency(c: Candidate, q: QueryState) -> float | None:
     return (1.0 - w.recency_weight) + w.recency_weight * decay
 
 
+def vector_pending(c: Candidate, q: QueryState) -> float | None:
+    """A turn still in the embedding backlog: no vector score yet, ranked by the other signals.
+
+    A factor of 1 (the score is unchanged); it is listed so `why` says the vector is missing.
+    """
+    return 1.0 if c.vector_pending else None
+
+
 def _always(q: QueryState) -> bool:
     return True
 
@@ -225,5 +233,6 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("kind_weight", Effect.FACTOR, kind_weight),
     Signal("quality", Effect.FACTOR, quality, lambda q: bool(q.w.quality_weight)),
     Signal("recency", Effect.FACTOR, recency, lambda q: bool(q.w.recency_weight)),
+    Signal("vector_pending", Effect.FACTOR, vector_pending),
 )
 """Every ranking signal, in the order `why` lists them and the score applies them."""

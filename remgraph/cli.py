@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from api.cli import export_schema, keys_app
-from consolidate.cli import rem_app
+from consolidate.cli import CYCLE_HOOKS, rem_app
 from consolidate.cli import worker as worker_cmd
 from graph.cli import app as db_app
 from graph.errors import GraphError
@@ -26,7 +26,7 @@ from ingest.cli import register as register_ingest
 from ingest.extract.cli import extract as extract_cmd
 from remgraph.eval import eval_app
 from remgraph.hooks.cli import hooks_app
-from remgraph.wiring import extraction_hooks
+from remgraph.wiring import drain_embedding_backlog, extraction_hooks
 
 app = typer.Typer(
     name="remgraph",
@@ -37,6 +37,7 @@ app = typer.Typer(
 app.add_typer(db_app, name="db")
 app.add_typer(rem_app, name="rem")
 app.command("worker")(worker_cmd)
+CYCLE_HOOKS.append(drain_embedding_backlog)  # the worker also fills the embedding backlog
 register_ingest(app, hooks=extraction_hooks)
 app.command("extract")(extract_cmd)
 app.add_typer(keys_app, name="keys")

@@ -139,8 +139,9 @@ DEFINITIONS = {
         "the tier's max"
     ),
     "pack": (
-        "UTF-8 bytes of the project's context pack (`remgraph rem pack`: latest monthly, latest "
-        "weekly and today's daily primer) as of the REM cycle's clock"
+        "UTF-8 bytes of the project's context pack (`remgraph rem pack`: latest monthly and "
+        "weekly primers, today's sessions and the most recent daily primers up to the pack "
+        "target) as of the REM cycle's clock"
     ),
     "clock": "the REM cycle runs at the wall clock, as `remgraph rem run` would",
 }
@@ -487,7 +488,14 @@ async def _run_sample(
         ]
         for tier in _TIERS
     }
-    pack = await context_pack(db, project, now=now, budget=settings.consolidate.pack_budget)
+    pack = await context_pack(
+        db,
+        project,
+        now=now,
+        budget=settings.consolidate.pack_budget,
+        target=settings.consolidate.pack_target,
+        settings=settings.consolidate,
+    )
     pack_info = {
         "bytes": pack.size_bytes,
         "primers": len(pack.primer_ids),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -12,20 +13,24 @@ from pathlib import Path
 import uvicorn
 from rich.console import Console
 from rich.table import Table
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ai.embed import make_embedder
+from ai.embed import Embedder, make_embedder
 from api.app import create_app
 from api.graphiql import graphiql_enabled
 from api.ready import wait_until_ready
 from graph.connect import open_graph
+from graph.db import GraphDB
 from graph.migrate import migrate
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.projects import ProjectRepository
+from ingest.backlog import backlog_status, drain_backlog
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
 from remgraph.wiring import api_services, extraction_hooks
 
 console = Console()
+log = logging.getLogger("remgraph.serve")
 
 
 class _Server(uvicorn.Server):
@@ -46,6 +51,65 @@ class _Server(uvicorn.Server):
         finally:
             for sig in sigs:
                 loop.remove_signal_handler(sig)
+
+
+class _InFlight:
+    """ASGI wrapper counting HTTP requests in flight, so background embedding can give way."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.n = 0
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.n += 1
+        self.idle.clear()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.n -= 1
+            if self.n == 0:
+                self.idle.set()
+
+    async def until_idle(self) -> None:
+        """Wait until no request is in flight, at most `_YIELD_S` (so a busy API still drains)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.idle.wait(), timeout=_YIELD_S)
+
+
+_YIELD_S = 2.0
+"""Longest a backlog batch waits for the API to be idle."""
+_IDLE_POLL_S = 5.0
+"""How often `serve` looks for an embedding backlog."""
+
+
+async def _drain_when_idle(
+    db: GraphDB,
+    settings: Settings,
+    embedder: Embedder,
+    app: _InFlight,
+    serving: asyncio.Task[None],
+) -> None:
+    """Embed what `ingest --no-wait-embeddings` (or a killed run) left, in small yielding batches.
+
+    Single-flight with `ingest` and `worker` through the backlog lock; a failure is logged and
+    retried at the next poll.
+    """
+    small = settings.model_copy(
+        update={"ingest": settings.ingest.model_copy(update={"backlog_batch": 32})}
+    )
+    while not serving.done():
+        try:
+            status = await backlog_status(db)
+            if status["turns"] or status["extract"]:
+                await drain_backlog(db, small, embedder, wait=False, until_idle=app.until_idle)
+        except Exception:  # the engine may be away for a moment: the next poll retries
+            log.exception("embedding backlog drain failed")
+        await asyncio.sleep(_IDLE_POLL_S)
 
 
 def _curl_example(host: str, port: int, secret: str, projects: Sequence[str]) -> str:
@@ -126,16 +190,20 @@ async def serve(
         settings = settings.model_copy(
             update={"api": settings.api.model_copy(update={"host": host, "port": port})}
         )
-        app = create_app(settings, api_services(conn.db, settings, embedder))
+        app = _InFlight(create_app(settings, api_services(conn.db, settings, embedder)))
         server = _Server(
             uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         )
         serving = asyncio.create_task(server.serve())
+        backlog = asyncio.create_task(_drain_when_idle(conn.db, settings, embedder, app, serving))
         # Announce only once the port answers and /readyz is ready, so a pasted curl works.
         if await wait_until_ready(serving, host, port):
             for line in _ready_lines(settings, host, port, conn.db.address, curl):
                 console.print(line, highlight=False, soft_wrap=True)
         await serving
+        backlog.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await backlog
     finally:
         await conn.close()
         if conn.started_server:

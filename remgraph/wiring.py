@@ -13,6 +13,7 @@ from ai.embed import Embedder, make_embedder
 from api.services import ApiServices
 from consolidate.service import RemService
 from graph.db import GraphDB
+from ingest.backlog import backlog_status, drain_backlog
 from ingest.config import IngestSettings
 from ingest.extract.service import ExtractionHook
 from ingest.pipeline import PostSessionHook
@@ -26,6 +27,22 @@ def extraction_hooks(
     """Post-session hooks of an ingest run: knowledge extraction (offline, or LLM if configured)."""
     del db  # the hook receives the graph per call
     return [ExtractionHook(settings, embedder=embedder)]
+
+
+async def drain_embedding_backlog(db: GraphDB) -> None:
+    """`remgraph worker`'s cycle hook: embed what `ingest --no-wait-embeddings` left, if any.
+
+    The model loads only when there is a backlog; another drain holding the lock is left alone.
+    """
+    if not any((await backlog_status(db)).values()):
+        return
+    settings = IngestSettings()
+    if not _WORKER_EMBEDDER:
+        _WORKER_EMBEDDER.append(make_embedder(settings.embedding))  # loaded once per worker
+    await drain_backlog(db, settings, _WORKER_EMBEDDER[0], wait=False, renice=True)
+
+
+_WORKER_EMBEDDER: list[Embedder] = []
 
 
 def lazy_api_services(settings: Settings) -> ApiServices:

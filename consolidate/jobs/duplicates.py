@@ -1,9 +1,13 @@
 """duplicates: near-identical lessons and corrections merge; close calls become review findings.
 
-Cosine similarity of stored embeddings within one project and one kind: at or above
-`merge_threshold` (0.90) the pair merges (history kept: `LessonVersion` snapshots, `DUPLICATE_OF`,
-the duplicate closed, never deleted); between `review_threshold` (0.80) and that, a `merge` finding
-asks a reviewer. Each item merges at most once per run, so chains resolve over later runs.
+Cosine similarity of stored embeddings within one project and one kind finds candidate pairs
+(≥ `review_threshold`, 0.80). A pair merges in the job only when its cosine is at least
+`merge_threshold` (0.90) **and** the two texts are near-identical (`consolidate.policy`): cosine
+alone also joins opposite or narrower statements. The merge keeps history (`LessonVersion`
+snapshots, `DUPLICATE_OF`, the duplicate retired in record time, never deleted) and is journalled
+under the job's run id with both before-images, so `remgraph rem undo RUN_ID` reverts it. Every
+other pair becomes a `merge` finding for a reviewer. Each item merges at most once per run, so
+chains resolve over later runs.
 """
 
 from __future__ import annotations
@@ -16,10 +20,14 @@ import numpy as np
 
 from consolidate.merge import merge_corrections, merge_lessons, order_pair
 from consolidate.models import JobContext, JobResult
+from consolidate.policy import near_identical
 from consolidate.projection import similar_pairs
 from consolidate.text import clip
+from core.ids import make_id
 from graph.models import Correction, Finding, Lesson
 from graph.repositories.rem import CorrectionMerge, LessonMerge, RemRepository
+from graph.repositories.rem_actions import RemActionRepository
+from graph.rows import RemActionRecord
 
 T = TypeVar("T", Lesson, Correction)
 
@@ -38,6 +46,11 @@ def candidate_pairs(items: Sequence[T], threshold: float) -> list[tuple[str, str
         vecs = np.asarray([g.embedding for g in group], dtype=np.float32)
         pairs += similar_pairs(ids, vecs, threshold=threshold, k=10)
     return sorted(pairs, key=lambda p: (-p[2], p[0], p[1]))
+
+
+def _text(x: Lesson | Correction) -> str:
+    """What near-identity is judged on (as `consolidate.policy.item_text`)."""
+    return x.rule_text if isinstance(x, Correction) else f"{x.title} {x.content or x.summary}"
 
 
 def _label(x: Lesson | Correction) -> str:
@@ -64,7 +77,8 @@ async def run(ctx: JobContext) -> JobResult:
         merges = []
         for a, b, sim in candidate_pairs(list(items.values()), cfg.review_threshold):
             keep_id, dup_id = order_pair(items[a], items[b])
-            if sim >= cfg.merge_threshold and cfg.auto_merge:
+            same = near_identical(_text(items[keep_id]), _text(items[dup_id]))
+            if sim >= cfg.merge_threshold and cfg.auto_merge and same:
                 if keep_id in touched or dup_id in touched:
                     continue  # one merge per item per run; the rest resolves next run
                 touched.update((keep_id, dup_id))
@@ -79,6 +93,7 @@ async def run(ctx: JobContext) -> JobResult:
                         f"(cosine {sim:.3f}); merging keeps both versions",
                         [keep_id, dup_id],
                         "merge",
+                        evidence=f"{sim:.2f}|{_label(items[keep_id])}|{_label(items[dup_id])}",
                     )
                 )
         return merges
@@ -92,8 +107,29 @@ async def run(ctx: JobContext) -> JobResult:
                 merge_corrections(corrections[keep_id], corrections[dup_id]), dup_id, sim
             )
         )
+    journal = RemActionRepository(ctx.db)
+    pairs = [(m.keep.id, m.dup_id) for m in lesson_merges]
+    pairs += [(m.keep.id, m.dup_id) for m in correction_merges]
+    before = await journal.snapshot([i for pair in pairs for i in pair], ctx.now_ms)
     await repo.merge_lessons(lesson_merges, ctx.now_ms)
     await repo.merge_corrections(correction_merges, ctx.now_ms)
+    await journal.record(
+        [
+            RemActionRecord(
+                id=make_id("rem_action", ctx.run_id, keep, dup),
+                run_id=ctx.run_id,
+                project=ctx.project,
+                finding_id="",
+                action="merge",
+                note=f"merged {dup} into {keep}",
+                before={i: before[i] for i in (keep, dup) if i in before},
+                edges=(("DUPLICATE_OF", dup, keep),),
+                applied_at=ctx.now_ms,
+                seq=n,
+            )
+            for n, (keep, dup) in enumerate(pairs)
+        ]
+    )
     return JobResult(
         summary={
             "lessons": len(lessons),

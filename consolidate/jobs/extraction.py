@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from consolidate.models import JobContext, JobResult
-from consolidate.text import clip
+from consolidate.text import clip, generic_label
 from core.text import content_words
 from graph.models import Finding
 from graph.repositories.communities import CommunityRepository
@@ -22,6 +22,9 @@ from graph.rows import KnowledgeNode, OpenFact, TopicSummary
 
 MAX_PER_KIND = 50
 """Findings proposed per kind and run (the rest are counted)."""
+
+DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled"})
+"""Todo statuses that mean the todo is no longer pending."""
 
 DECISION_OVERLAP = 0.6
 """A decision is covered when this share of its words appears in lessons."""
@@ -65,7 +68,12 @@ class Proposals:
     """Findings of one run, at most `MAX_PER_KIND` per kind; every candidate is counted."""
 
     counts: dict[str, int] = field(
-        default_factory=lambda: {"themes": 0, "pending_todos": 0, "decisions": 0}
+        default_factory=lambda: {
+            "themes": 0,
+            "generic_themes_skipped": 0,
+            "pending_todos": 0,
+            "decisions": 0,
+        }
     )
     findings: list[Finding] = field(default_factory=list)
 
@@ -83,15 +91,21 @@ def propose_themes(
         sessions = set(t.sessions)
         if len(sessions) < ctx.settings.consolidate.theme_sessions or lessons.covers_topic(t):
             continue
+        if generic_label(t.title):
+            out.counts["generic_themes_skipped"] += 1
+            continue
         out.add(
             "themes",
             ctx.finding(
                 "theme_without_lesson",
-                f"recurring theme without a lesson: {clip(t.title, 60)}",
-                f"discussed in {len(sessions)} sessions ({t.message_count} mentions); "
-                f"keywords: {', '.join(t.keywords[:8])}",
+                f"lesson to write about the recurring topic: {clip(t.title, 60)}",
+                f"topic {t.id} came up in {len(sessions)} sessions ({t.message_count} mentions) "
+                f"and no lesson shares a turn or its words"
+                + (f" ({', '.join(t.keywords[:6])})" if t.keywords else "")
+                + "; record what was learnt about it",
                 [t.id],
                 "create_lesson",
+                evidence=f"sessions={len(sessions)}|{t.title}",
             ),
         )
 
@@ -106,6 +120,8 @@ def propose_from_facts(
     """Todos open across many later sessions, and decisions no lesson covers (oldest first)."""
     for f in sorted(facts, key=lambda f: (f.valid_from_ms, f.id)):
         if f.kind == "todo":
+            if f.object.strip().lower() in DONE_STATUSES:
+                continue  # a completed todo is not pending
             later = len(starts) - bisect_right(starts, f.valid_from_ms)
             if later >= ctx.settings.consolidate.todo_sessions:
                 out.add("pending_todos", _pending_todo(ctx, f, later))
@@ -116,8 +132,9 @@ def propose_from_facts(
 def _pending_todo(ctx: JobContext, f: OpenFact, later: int) -> Finding:
     return ctx.finding(
         "pending_todo",
-        f"todo pending for {later} sessions",
-        clip(f.statement or f.subject, 200),
+        f"todo still open: {clip(f.statement or f.subject, 60)}",
+        f"fact {f.id} has been open for {later} later sessions: "
+        f"{clip(f.statement or f.subject, 200)}; finish it, or close it if it no longer applies",
         [f.id],
         "keep",
     )
@@ -126,8 +143,9 @@ def _pending_todo(ctx: JobContext, f: OpenFact, later: int) -> Finding:
 def _decision(ctx: JobContext, f: OpenFact) -> Finding:
     return ctx.finding(
         "decision_without_lesson",
-        f"decision to keep as a lesson: {clip(f.statement, 60)}",
-        clip(f.statement, 300),
+        f"keep the decision as a lesson: {clip(f.statement, 60)}",
+        f"decision {f.id} ({clip(f.statement, 200)}) is covered by no lesson; "
+        "record why it was made and what it replaced",
         [f.id],
         "create_lesson",
     )

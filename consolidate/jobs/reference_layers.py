@@ -2,14 +2,18 @@
 
 For each topic with weight ≥ `reference_min_weight` and no layer yet, or with ≥
 `reference_refresh_turns` new mentions since its layer was built, the job assembles the topic's
-corrections (rules first), lessons, facts and a few example turns into Markdown. Items belong to
+corrections (rules first), lessons, facts, then quotes the newest turns that mention it (read
+through `MENTIONS`, so a refresh takes in the new turns) until the layer holds twice the minimum
+tokens when the material is there. Items belong to
 a topic when they share a source turn or session with it, or a keyword. Layers under
 `reference_min_tokens` are still written, with their gaps listed (and reported).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 
 from consolidate.config import ConsolidateSection
 from consolidate.models import JobContext, JobResult
@@ -22,8 +26,10 @@ from graph.repositories.reference_layers import ReferenceLayerRepository
 from graph.repositories.rem import RemRepository
 from graph.rows import ExampleTurn, KnowledgeNode, TopicSummary
 
-EXAMPLE_TURNS = 6
-"""Example turns quoted per layer."""
+EXAMPLE_TURNS = 80
+"""Newest turns mentioning a topic read per layer (its quotes are chosen among them)."""
+FILL_FACTOR = 2
+"""A layer quotes turns until it holds this many times the minimum tokens (within the maximum)."""
 
 _SECTIONS = (("correction", "Rules and corrections"), ("lesson", "Lessons"), ("fact", "Facts"))
 
@@ -38,7 +44,10 @@ def _words(title: str, keywords: Sequence[str]) -> set[str]:
 
 
 def related(topic: TopicSummary, items: Sequence[KnowledgeNode]) -> list[KnowledgeNode]:
-    """Items sharing a turn, a session or a keyword with the topic, heaviest first."""
+    """Items sharing a turn, a session or two keywords with the topic, heaviest first.
+
+    One shared word ("running") is chance; two name the same subject.
+    """
     turns = set(topic.message_ids)
     sessions = set(topic.sessions)
     words = _words(topic.title, topic.keywords)
@@ -47,7 +56,7 @@ def related(topic: TopicSummary, items: Sequence[KnowledgeNode]) -> list[Knowled
         for it in items
         if set(it.turn_ids) & turns
         or set(it.session_ids) & sessions
-        or _words(it.title, it.keywords) & words
+        or len(_words(it.title, it.keywords) & words) >= 2
     ]
     return sorted(out, key=lambda x: (-x.weight, x.id))
 
@@ -72,10 +81,44 @@ def _section(title: str, group: Sequence[KnowledgeNode]) -> list[str]:
     return lines
 
 
+def _quote(ex: ExampleTurn) -> str:
+    who = ex.speaker or ex.role
+    day = datetime.fromtimestamp(ex.at_ms / 1000, tz=UTC).strftime("%d %b %Y")
+    return f"> **{who}** ({day}): {clip(ex.text, 400)}"
+
+
+def quotes(
+    examples: Sequence[ExampleTurn], room_chars: int, context: Sequence[ExampleTurn] = ()
+) -> list[ExampleTurn]:
+    """The newest turns whose quotes fit in `room_chars`, returned oldest first.
+
+    Newest first, so a refreshed layer always takes in what was said since it was built; at least
+    the newest turn when there is one. Room left is filled with `context` turns (the turns around
+    the mentions), newest first.
+    """
+    out: list[ExampleTurn] = []
+    used = 0
+    for ex in sorted(examples, key=lambda x: (-x.at_ms, x.id)):
+        cost = len(_quote(ex)) + 2
+        if out and used + cost > room_chars:
+            break
+        out.append(ex)
+        used += cost
+    taken = {x.id for x in out}
+    for ex in sorted(context, key=lambda x: (-x.at_ms, x.id)):
+        cost = len(_quote(ex)) + 2
+        if ex.id in taken or used + cost > room_chars:
+            continue
+        out.append(ex)
+        taken.add(ex.id)
+        used += cost
+    return sorted(out, key=lambda x: (x.at_ms, x.id))
+
+
 def _examples(examples: Sequence[ExampleTurn]) -> list[str]:
-    lines = ["## Examples"]
+    lines = ["## From the conversations", ""]
     for ex in examples:
-        lines += [f"> **{ex.role}**: {clip(ex.text, 400)}", ""]
+        lines += [_quote(ex), ""]
     return lines
 
 
@@ -84,8 +127,10 @@ def assemble(
     items: Sequence[KnowledgeNode],
     examples: Sequence[ExampleTurn],
     max_tokens: int,
-) -> tuple[str, list[str]]:
-    """Reference text and its gaps."""
+    fill_tokens: int = 0,
+    context: Sequence[ExampleTurn] = (),
+) -> tuple[str, list[str], list[str]]:
+    """Reference text, its gaps and the quoted turns' ids; quotes fill it to `fill_tokens`."""
     lines = _header(topic)
     gaps: list[str] = []
     for kind, title in _SECTIONS:
@@ -94,12 +139,13 @@ def assemble(
             lines += _section(title, group)
         else:
             gaps.append(f"no {title.lower()} about '{topic.title}'")
-    if examples:
+    room = min(fill_tokens, max_tokens) * 4 - len("\n".join(lines))
+    if examples := quotes(examples, room, context) if examples else []:
         lines += _examples(examples)
     else:
         gaps.append("no example turns")
     text = "\n".join(lines).rstrip() + "\n"
-    return fit_bytes(text, max_tokens * 4), gaps
+    return fit_bytes(text, max_tokens * 4), gaps, [x.id for x in examples]
 
 
 def due(
@@ -119,13 +165,14 @@ def build_layer(
     ctx: JobContext,
     t: TopicSummary,
     items: Sequence[KnowledgeNode],
-    turns: Mapping[str, ExampleTurn],
+    turns: Sequence[ExampleTurn],
+    context: Sequence[ExampleTurn] = (),
 ) -> ReferenceLayer:
     """The layer of one topic; short ones say so first among their gaps."""
     cfg = ctx.settings.consolidate
     rel = related(t, items)
-    examples = [turns[i] for i in t.message_ids[:EXAMPLE_TURNS] if i in turns]
-    text, gaps = assemble(t, rel, examples, cfg.reference_max_tokens)
+    fill = cfg.reference_min_tokens * FILL_FACTOR
+    text, gaps, quoted = assemble(t, rel, turns, cfg.reference_max_tokens, fill, context)
     ntok = estimate_tokens(text)
     if ntok < cfg.reference_min_tokens:
         gaps.insert(0, f"only {ntok} tokens of material (target ≥ {cfg.reference_min_tokens})")
@@ -136,7 +183,7 @@ def build_layer(
         title=t.title,
         text=text,
         token_count=ntok,
-        source_ids=tuple(i.id for i in rel[:100]),
+        source_ids=tuple(i.id for i in rel[:100]) + tuple(quoted),
         gaps=tuple(gaps),
         turns_at_build=t.message_count,
         valid_from=ctx.now,
@@ -156,11 +203,32 @@ async def run(ctx: JobContext) -> JobResult:
         return JobResult(summary={"topics": len(topics), "built": 0, "refreshed": 0})
     nodes = await CommunityRepository(ctx.db).project_nodes(ctx.project_filter, ctx.now_ms)
     items = [n for n in nodes if n.kind != "topic"]
-    turn_ids = [i for t in todo for i in t.message_ids[:EXAMPLE_TURNS]]
-    turns = {x.id: x for x in await layers_repo.turns(turn_ids)}
-    out = [build_layer(ctx, t, items, turns) for t in todo]
+    turns: dict[str, list[ExampleTurn]] = defaultdict(list)
+    for x in await layers_repo.topic_turns([t.id for t in todo], ctx.now_ms, EXAMPLE_TURNS):
+        turns[x.topic_id].append(x)
+    context = await _context(layers_repo, turns, cfg.reference_min_tokens * FILL_FACTOR, ctx)
+    out = [build_layer(ctx, t, items, turns.get(t.id, []), context.get(t.id, [])) for t in todo]
     await layers_repo.upsert_many(out)
     return _result(len(topics), out, existing, cfg.reference_min_tokens)
+
+
+async def _context(
+    repo: ReferenceLayerRepository,
+    turns: Mapping[str, Sequence[ExampleTurn]],
+    fill_tokens: int,
+    ctx: JobContext,
+) -> dict[str, list[ExampleTurn]]:
+    """The two turns either side of each mention, for topics whose mentions are too few."""
+    short = [
+        (tid, x.id)
+        for tid, xs in turns.items()
+        if sum(len(_quote(x)) + 2 for x in xs) < fill_tokens * 4
+        for x in xs
+    ]
+    out: dict[str, list[ExampleTurn]] = defaultdict(list)
+    for x in await repo.context_turns(short, ctx.now_ms) if short else []:
+        out[x.topic_id].append(x)
+    return out
 
 
 def _result(

@@ -1,5 +1,9 @@
 """rollups: daily primers per session-day, ISO-weekly and monthly primers, within size budgets.
 
+A daily primer narrates its sessions from their turns (`consolidate.digest`); a weekly one
+summarises its days and a monthly one its weeks (themes, salient sentences, decisions, changes).
+Only days that are new, changed or recent are read again, with their weeks and months.
+
 Idempotent: primer ids are deterministic (project, period, key) and a primer is only rewritten
 when its sources changed, so a second run writes nothing. Rolled-up sources are archived (closed)
 once their period is complete: dailies when their ISO week has ended, weeklies when their month has
@@ -8,23 +12,50 @@ ended. Nothing is deleted.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
+from consolidate.config import ConsolidateSection
+from consolidate.digest import Line, SessionDigest, digest, merged_themes, when
 from consolidate.models import JobContext, JobResult
-from consolidate.rollup import SourceItem, day_key, month_key, render, week_end, week_key
+from consolidate.rollup import (
+    Block,
+    SourceItem,
+    daily_heading,
+    day_key,
+    month_key,
+    monthly_heading,
+    narrate,
+    week_end,
+    week_key,
+    weekly_heading,
+)
 from consolidate.text import utf8_len
 from core.ids import make_id
+from core.timeutil import to_ms
 from graph.models import Primer, PrimerPeriod
 from graph.repositories.primers import PrimerRepository
+from graph.rows import SessionTurn
 
 PERIODS: tuple[PrimerPeriod, ...] = ("daily", "weekly", "monthly")
+SUMMARY_LINES = 12
+"""Most sentences a weekly primer shows per day, or a monthly one per week."""
+SUMMARY_SHARE = 0.4
+"""Share of a child's salient sentences a weekly or monthly primer shows at most."""
+RECENT_DAYS = 2
+"""Days this close to now are re-narrated every run (their sessions may still be growing)."""
 
 
 def _same(old: Primer | None, new: Primer) -> bool:
-    return old is not None and old.text == new.text and old.source_ids == new.source_ids
+    return (
+        old is not None
+        and old.text == new.text
+        and old.source_ids == new.source_ids
+        and old.turn_ids == new.turn_ids
+    )
 
 
 def _midnight(d: date) -> datetime:
@@ -41,40 +72,60 @@ class PrimerBuilder:
     flagged: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PERIODS, 0))
 
+    def budget(self, period: PrimerPeriod) -> tuple[int, int]:
+        """The tier's (target, max) bytes."""
+        cfg = self.ctx.settings.consolidate
+        return {
+            "daily": (cfg.daily_target, cfg.daily_budget),
+            "weekly": (cfg.weekly_target, cfg.weekly_budget),
+            "monthly": (cfg.monthly_target, cfg.monthly_budget),
+        }[period]
+
+    def pid(self, period: PrimerPeriod, key: str) -> str:
+        """The deterministic id of one period key's primer."""
+        return make_id("primer", self.ctx.project, period, key)
+
     def build(
         self,
         period: PrimerPeriod,
         key: str,
-        items: Sequence[SourceItem],
+        view: View,
         sources: Sequence[str],
         start: datetime,
     ) -> Primer:
         """The primer of one period key, within that period's byte budget."""
-        cfg = self.ctx.settings.consolidate
-        budget = {
-            "daily": cfg.daily_budget,
-            "weekly": cfg.weekly_budget,
-            "monthly": cfg.monthly_budget,
-        }[period]
-        text, cut = render(f"{period.capitalize()} primer {key}", items, budget)
+        target, budget = self.budget(period)
+        text, cut, quoted = narrate(
+            view.heading, view.items, budget, blocks=view.blocks, intro=view.intro, target=target
+        )
         p = Primer(
-            id=make_id("primer", self.ctx.project, period, key),
+            id=self.pid(period, key),
             project=self.ctx.project,
             period=period,
             period_key=key,
             text=text,
             size_bytes=utf8_len(text),
             source_ids=tuple(sorted(sources)),
+            turn_ids=quoted if period == "daily" else (),
             flagged=cut,
             valid_from=start,
             recorded_at=self.ctx.now,
         )
-        self.counts[period] += 1
         if cut:
             self.flagged.append(p.id)
         if not _same(self.existing[period].get(p.id), p):
             self.written.append(p)
         return p
+
+
+@dataclass(frozen=True)
+class View:
+    """What one primer is rendered from."""
+
+    heading: str
+    items: Sequence[SourceItem]
+    blocks: Sequence[Block]
+    intro: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -106,35 +157,210 @@ class Calendar:
         """Every item of these days, in order."""
         return [i for dk in days for i in self.by_day[dk]]
 
+    def sessions(self, days: Sequence[str]) -> list[SourceItem]:
+        """The session items of these days, by start time."""
+        return sorted((i for i in self.items(days) if i.kind == "session"), key=lambda i: i.at)
 
-def build_all(cal: Calendar, b: PrimerBuilder) -> tuple[dict[str, Primer], dict[str, Primer]]:
-    """Dailies, then weeklies over the dailies, then monthlies over the weeklies."""
-    dailies = {
-        key: b.build(
-            "daily", key, cal.by_day[key], [i.id for i in cal.by_day[key]], _midnight(cal.day(key))
+
+def _interleave(ds: Sequence[SessionDigest]) -> tuple[Line, ...]:
+    return tuple(sorted((x for d in ds for x in d.lines), key=lambda x: (x.rank, x.at)))
+
+
+def _stats(ds: Sequence[SessionDigest], days: int | None = None) -> list[str]:
+    if not ds:
+        return []
+    speakers = sorted({s for d in ds for s in d.speakers})
+    on = f" on {days} days" if days and days > 1 else ""
+    line = f"{len(ds)} session{'s' if len(ds) > 1 else ''}{on}"
+    if turns := sum(d.turns for d in ds):
+        line += f", {turns} turns"
+    if speakers:
+        line += f"; speakers: {', '.join(speakers)}"
+    out = [line + "."]
+    if th := merged_themes(ds):
+        out.append(f"Themes: {', '.join(th)}.")
+    return out
+
+
+def _themes_note(ds: Sequence[SessionDigest], k: int = 6) -> tuple[str, ...]:
+    th = merged_themes(ds, k)
+    return (f"Themes: {', '.join(th)}.",) if th else ()
+
+
+def session_block(item: SourceItem, d: SessionDigest, *, alone: bool = False) -> Block:
+    """A daily primer's block for one session."""
+    head = when(item.at)
+    if d.speakers:
+        head += f" · {', '.join(d.speakers)}"
+    head += f" · {d.turns} turns"
+    notes = list(_themes_note([d])) if alone is False else []
+    if d.summary:
+        notes.append(f"Summary: {d.summary}")
+    if not d.lines and item.title:
+        notes.append(f"{item.title}" + (f" — {item.text}" if item.text else ""))
+    return Block(head, tuple(notes), d.lines, frozenset({item.id}))
+
+
+@dataclass
+class Narrator:
+    """Session digests of the days being rebuilt, and the views built from them."""
+
+    cal: Calendar
+    digests: dict[str, SessionDigest]
+
+    def of(self, days: Sequence[str]) -> list[SessionDigest]:
+        """The digests of the sessions of these days, by start time."""
+        return [self.digests[s.id] for s in self.cal.sessions(days) if s.id in self.digests]
+
+    def daily(self, key: str) -> View:
+        """A daily primer: one block per session."""
+        sessions = self.cal.sessions([key])
+        ds = [self.digests.get(s.id) or SessionDigest(s.id, s.at) for s in sessions]
+        blocks = [
+            session_block(s, d, alone=len(sessions) == 1) for s, d in zip(sessions, ds, strict=True)
+        ]
+        return View(daily_heading(self.cal.day(key)), self.cal.by_day[key], blocks, _stats(ds))
+
+    def _block(self, heading: str, days: Sequence[str]) -> Block:
+        ds = self.of(days)
+        n = len(self.cal.sessions(days))
+        head = f"{heading} · {n} session{'s' if n != 1 else ''}"
+        if ds:
+            head += f", {sum(d.turns for d in ds)} turns"
+        ids = frozenset(s.id for s in self.cal.sessions(days))
+        pool = _interleave(ds)
+        cap = min(SUMMARY_LINES, max(3, math.ceil(SUMMARY_SHARE * len(pool))))
+        return Block(head, _themes_note(ds), pool, ids, cap)
+
+    def weekly(self, days: Sequence[str]) -> View:
+        """A weekly primer: one block per day, summarising it."""
+        blocks = [self._block(f"{self.cal.day(k):%a %d %b}", [k]) for k in days]
+        return View(
+            weekly_heading(self.cal.day(days[0])),
+            self.cal.items(days),
+            blocks,
+            _stats(self.of(days), len(days)),
         )
-        for key in sorted(cal.by_day)
+
+    def monthly(self, days: Sequence[str]) -> View:
+        """A monthly primer: one block per ISO week, summarising it."""
+        weeks: dict[str, list[str]] = defaultdict(list)
+        for k in days:
+            weeks[week_key(self.cal.day(k))].append(k)
+        blocks = [
+            self._block(weekly_heading(self.cal.day(ks[0])).removeprefix("Weekly primer "), ks)
+            for _, ks in sorted(weeks.items())
+        ]
+        return View(
+            monthly_heading(self.cal.day(days[0])),
+            self.cal.items(days),
+            blocks,
+            _stats(self.of(days), len(days)),
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which period keys are rebuilt this run (the rest keep their stored primer)."""
+
+    days: frozenset[str]
+    weeks: frozenset[str]
+    months: frozenset[str]
+
+    def read_days(self, cal: Calendar) -> set[str]:
+        """Days whose turns must be read: every day of a week or month being rebuilt."""
+        out = set(self.days)
+        for wk in self.weeks:
+            out.update(cal.weeks[wk])
+        for mk in self.months:
+            out.update(cal.months[mk])
+        return out
+
+
+def plan(cal: Calendar, b: PrimerBuilder, today: date) -> Plan:
+    """Days that are new, changed, recent or in an older format, and their weeks and months."""
+
+    def stale(period: PrimerPeriod, key: str, heading: str, sources: set[str]) -> bool:
+        old = b.existing[period].get(b.pid(period, key))
+        return old is None or set(old.source_ids) != sources or not old.text.startswith(heading)
+
+    days = {
+        k
+        for k in cal.by_day
+        if (today - cal.day(k)).days < RECENT_DAYS
+        or stale("daily", k, f"# {daily_heading(cal.day(k))}", {i.id for i in cal.by_day[k]})
     }
-    weeklies = {
-        wk: b.build(
+    weeks = {wk for wk, ks in cal.weeks.items() if days & set(ks)} | {
+        wk
+        for wk, ks in cal.weeks.items()
+        if stale(
             "weekly",
             wk,
-            cal.items(days),
-            [dailies[dk].id for dk in days],
-            _midnight(cal.day(days[0])),
+            f"# {weekly_heading(cal.day(ks[0]))}",
+            {b.pid("daily", k) for k in ks},
         )
-        for wk, days in sorted(cal.weeks.items())
     }
+    months = {mk for mk, ks in cal.months.items() if days & set(ks)} | {
+        mk
+        for mk, ks in cal.months.items()
+        if stale(
+            "monthly",
+            mk,
+            f"# {monthly_heading(cal.day(ks[0]))}",
+            {b.pid("weekly", week_key(cal.day(k))) for k in ks},
+        )
+    }
+    return Plan(frozenset(days), frozenset(weeks), frozenset(months))
+
+
+def build_all(
+    cal: Calendar, b: PrimerBuilder, n: Narrator, p: Plan
+) -> tuple[dict[str, Primer], dict[str, Primer]]:
+    """Dailies, then weeklies over the dailies, then monthlies over the weeklies.
+
+    Keys outside the plan keep their stored primer.
+    """
+    dailies: dict[str, Primer] = {}
+    for key in sorted(cal.by_day):
+        old = b.existing["daily"].get(b.pid("daily", key))
+        dailies[key] = (
+            old
+            if key not in p.days and old is not None
+            else b.build(
+                "daily",
+                key,
+                n.daily(key),
+                [i.id for i in cal.by_day[key]],
+                _midnight(cal.day(key)),
+            )
+        )
+    weeklies: dict[str, Primer] = {}
+    for wk, days in sorted(cal.weeks.items()):
+        old = b.existing["weekly"].get(b.pid("weekly", wk))
+        weeklies[wk] = (
+            old
+            if wk not in p.weeks and old is not None
+            else b.build(
+                "weekly",
+                wk,
+                n.weekly(days),
+                [dailies[dk].id for dk in days],
+                _midnight(cal.day(days[0])),
+            )
+        )
     for mk, days in sorted(cal.months.items()):
+        if mk not in p.months and b.pid("monthly", mk) in b.existing["monthly"]:
+            continue
         wks = sorted({week_key(cal.day(dk)) for dk in days})
         first = cal.day(days[0])
         b.build(
             "monthly",
             mk,
-            cal.items(days),
+            n.monthly(days),
             [weeklies[w].id for w in wks],
             datetime(first.year, first.month, 1, tzinfo=UTC),
         )
+    b.counts.update(daily=len(cal.by_day), weekly=len(cal.weeks), monthly=len(cal.months))
     return dailies, weeklies
 
 
@@ -156,6 +382,15 @@ def finished(
     return done_days + done_weeks
 
 
+async def _narrator(repo: PrimerRepository, cal: Calendar, p: Plan, now_ms: int) -> Narrator:
+    sessions = cal.sessions(sorted(p.read_days(cal)))
+    by_session: dict[str, list[SessionTurn]] = defaultdict(list)
+    for t in await repo.turns([s.id for s in sessions], now_ms):
+        by_session[t.session_id].append(t)
+    digests = {s.id: digest(s.id, s.at, by_session.get(s.id, []), s.text) for s in sessions}
+    return Narrator(cal, digests)
+
+
 async def run(ctx: JobContext) -> JobResult:
     """Build or refresh every daily, weekly and monthly primer of the project."""
     repo = PrimerRepository(ctx.db)
@@ -166,7 +401,9 @@ async def run(ctx: JobContext) -> JobResult:
     }
     cal = Calendar.of(items)
     b = PrimerBuilder(ctx, existing)
-    dailies, weeklies = build_all(cal, b)
+    p = plan(cal, b, ctx.now.date())
+    narrator = await _narrator(repo, cal, p, ctx.now_ms)
+    dailies, weeklies = build_all(cal, b, narrator, p)
     await repo.upsert_many(b.written)
     archived = await repo.archive(finished(cal, dailies, weeklies, ctx.now.date()), ctx.now_ms)
     return JobResult(
@@ -178,4 +415,41 @@ async def run(ctx: JobContext) -> JobResult:
             "flagged": len(b.flagged),
         },
         report={"gaps": [f"primer {i} was cut to its budget" for i in b.flagged[:20]]},
+    )
+
+
+async def live_daily(
+    repo: PrimerRepository,
+    project: str,
+    items: Sequence[SourceItem],
+    now: datetime,
+    cfg: ConsolidateSection | None = None,
+) -> Primer:
+    """Today's daily primer rendered on the spot (not stored), as the rollup would write it."""
+    cfg = cfg or ConsolidateSection()
+    cal = Calendar.of(items)
+    key = day_key(now.date())
+    plan_ = Plan(frozenset({key}), frozenset(), frozenset())
+    narrator = await _narrator(repo, cal, plan_, to_ms(now))
+    view = narrator.daily(key)
+    text, cut, quoted = narrate(
+        view.heading,
+        view.items,
+        cfg.daily_budget,
+        blocks=view.blocks,
+        intro=view.intro,
+        target=cfg.daily_target,
+    )
+    return Primer(
+        id=make_id("primer", project, "daily", key),
+        project=project,
+        period="daily",
+        period_key=key,
+        text=text,
+        size_bytes=utf8_len(text),
+        source_ids=tuple(sorted(i.id for i in items)),
+        turn_ids=quoted,
+        flagged=cut,
+        valid_from=_midnight(now.date()),
+        recorded_at=now,
     )

@@ -68,6 +68,7 @@ async def run(ctx: JobContext) -> JobResult:
                     f"never retrieved in {age:.0f} days (threshold {cfg.stale_days:.0f})",
                     [id],
                     "archive",
+                    evidence=f"usage={usage}|{label}",
                 )
             )
             return
@@ -134,6 +135,7 @@ async def run(ctx: JobContext) -> JobResult:
                     f"effective weight {eff:.3f} after {days:.0f} days unseen",
                     [c.id],
                     "archive",
+                    evidence=f"usage={c.usage_count}|status={c.status}|{label}",
                 )
             )
             continue

@@ -9,5 +9,5 @@ MATCH (d:Correction {id: row.dup_id})
 SET k += row.keep_props
 MERGE (d)-[r:DUPLICATE_OF]->(k)
 ON CREATE SET r.recorded_at = $now, r.weight = row.similarity
-SET d.valid_to = $now, d.expired_at = $now
+SET d.expired_at = CASE WHEN d.expired_at > $now THEN $now ELSE d.expired_at END
 RETURN count(k) AS n

@@ -14,6 +14,7 @@ from graph.records import (
 
 _ACQUIRE = Q("job.acquire_lock")
 _RELEASE = Q("job.release_lock")
+_DROP = Q("job.drop_lock")
 _UPSERT_RUNS = Q("job.upsert_runs")
 _LIST_RUNS = Q("job.list_runs")
 _STATES = Q("rem_state.list")
@@ -34,9 +35,25 @@ class JobRepository:
         )
         return bool(rows and rows[0]["acquired"])
 
+    async def try_lock(
+        self, lock_id: str, owner: str, *, now_ms: int, ttl_ms: int
+    ) -> tuple[bool, str]:
+        """Like `acquire_lock`, also returning who holds the lock now."""
+        rows = await self._db.write(
+            _ACQUIRE, lock_id=lock_id, owner=owner, now=now_ms, expires_at=now_ms + ttl_ms
+        )
+        if not rows:
+            return False, ""
+        return bool(rows[0]["acquired"]), str(rows[0]["owner"] or "")
+
     async def release_lock(self, lock_id: str, owner: str) -> bool:
         """Release `lock_id` if `owner` still holds it; False when it did not."""
         rows = await self._db.write(_RELEASE, lock_id=lock_id, owner=owner)
+        return bool(rows and rows[0]["released"])
+
+    async def drop_lock(self, lock_id: str, owner: str) -> bool:
+        """Release `lock_id` if `owner` holds it by deleting the lock node."""
+        rows = await self._db.write(_DROP, lock_id=lock_id, owner=owner)
         return bool(rows and rows[0]["released"])
 
     async def save_run(self, run: JobRun) -> None:

@@ -7,8 +7,13 @@ from collections.abc import Sequence
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.models import Primer, PrimerPeriod
-from graph.records import primer_from_record, primer_to_row, rollup_source_from_record
-from graph.rows import RollupSource
+from graph.records import (
+    primer_from_record,
+    primer_to_row,
+    rollup_source_from_record,
+    session_turn_from_record,
+)
+from graph.rows import RollupSource, SessionTurn
 
 _SOURCES = Q("primer.sources")
 _LIST = Q("primer.list")
@@ -16,6 +21,7 @@ _UPSERT = Q("primer.upsert_many")
 _ARCHIVE = Q("primer.archive")
 _LATEST = Q("primer.latest")
 _BY_KEY = Q("primer.get_by_key")
+_TURNS = Q("primer.turns")
 
 
 class PrimerRepository:
@@ -32,6 +38,15 @@ class PrimerRepository:
             _SOURCES, project=project, since=since_ms, until=until_ms, now=now_ms
         )
         return [rollup_source_from_record(r) for r in rows]
+
+    async def turns(self, session_ids: Sequence[str], now_ms: int) -> list[SessionTurn]:
+        """User and assistant turns of these sessions, in order."""
+        out: list[SessionTurn] = []
+        ids = sorted(set(session_ids))
+        for i in range(0, len(ids), 200):
+            rows = await self._db.read(_TURNS, ids=ids[i : i + 200], now=now_ms)
+            out += [session_turn_from_record(r) for r in rows]
+        return out
 
     async def list_primers(self, project: str, period: PrimerPeriod, now_ms: int) -> list[Primer]:
         """Every current primer of one period kind, oldest key first."""

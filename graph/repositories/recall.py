@@ -61,6 +61,8 @@ class TurnFacts:
     """Quality of the turn's session in [0, 1], when scored."""
     similarity: float | None
     """Cosine similarity to the query vector; None without a vector or an embedding."""
+    vector_pending: bool = False
+    """The turn waits in the embedding backlog (searchable by text, not yet by vector)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +127,7 @@ def _turn_facts(r: Mapping[str, Any]) -> TurnFacts:
         valid_to=_end(r["valid_to"]),
         quality=_opt_float(r["quality"]),
         similarity=_opt_float(r["similarity"]),
+        vector_pending=bool(r.get("vector_pending")),
     )
 
 

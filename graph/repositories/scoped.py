@@ -49,6 +49,7 @@ _LESSON_FEEDBACK = Q("scoped.lesson_feedback")
 _CORRECTION_FEEDBACK = Q("scoped.correction_feedback")
 _CONFIRM_CORRECTION = Q("scoped.confirm_correction")
 _CLOSE_FACT = Q("scoped.close_fact")
+_RETRACT_FACT = Q("scoped.retract_fact")
 _FEEDBACK = {ItemKind.LESSON: _LESSON_FEEDBACK, ItemKind.CORRECTION: _CORRECTION_FEEDBACK}
 
 
@@ -242,4 +243,9 @@ class ScopedRepository:
         rows = await self._db.write(
             _CLOSE_FACT, id=item_id, projects=list(projects), now=now, valid_to=valid_to
         )
+        return fact_from_record(rows[0]["props"]) if rows else None
+
+    async def retract_fact(self, item_id: str, projects: Sequence[str], now: int) -> Fact | None:
+        """Retract a fact found wrong (`expired_at` = now); None when not found or out of scope."""
+        rows = await self._db.write(_RETRACT_FACT, id=item_id, projects=list(projects), now=now)
         return fact_from_record(rows[0]["props"]) if rows else None

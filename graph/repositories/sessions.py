@@ -21,6 +21,12 @@ _SUPERSEDE = Q("session.supersede")
 _LINK_TURNS = Q("session.link_turns")
 _TURN_IDS_AT = Q("session.turn_ids_at")
 _TURN_LINKS = Q("session.turn_links")
+_EXTRACTED_THROUGH = Q("session.extracted_through")
+_SET_EXTRACTED_THROUGH = Q("session.set_extracted_through")
+
+
+_ENRICHMENT = ("summary", "intent", "outcome", "quality")
+"""Written by extraction only; an upsert without them leaves the stored values."""
 
 
 class SessionRepository(TemporalRepository[Session]):
@@ -33,10 +39,29 @@ class SessionRepository(TemporalRepository[Session]):
     supersede_query = _SUPERSEDE
 
     def _row(self, m: Session) -> Row:
-        return session_to_row(m)
+        row = session_to_row(m)
+        for k in _ENRICHMENT:  # ingest rewrites a session without them: keep what extraction set
+            if row.get(k) is None:
+                row.pop(k, None)
+        return row
 
     def _model(self, r: Mapping[str, Any]) -> Session:
         return session_from_record(r)
+
+    async def extracted_through(self, ids: Sequence[str]) -> dict[str, int]:
+        """The extraction watermark per session: the highest ordinal extracted (-1: none)."""
+        rows = await self.db.read(_EXTRACTED_THROUGH, ids=list(ids))
+        out = dict.fromkeys(ids, -1)
+        for r in rows:
+            if r["extracted_through"] is not None:
+                out[str(r["id"])] = int(r["extracted_through"])
+        return out
+
+    async def set_extracted_through(self, marks: Sequence[tuple[str, int]]) -> None:
+        """Record that the sessions' knowledge is written up to these ordinals."""
+        if marks:
+            rows = [{"id": i, "extracted_through": int(o)} for i, o in marks]
+            await self.db.write(_SET_EXTRACTED_THROUGH, rows=rows)
 
     async def list(
         self,

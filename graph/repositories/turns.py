@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -11,7 +11,7 @@ from core.ids import content_hash
 from graph.cypher import Q
 from graph.models import Turn
 from graph.records import Row, turn_from_record, turn_to_row
-from graph.repositories.base import TemporalRepository, window
+from graph.repositories.base import TemporalRepository, chunks, window
 
 _UPSERT = Q("turn.upsert_many")
 _GET_MANY = Q("turn.get_many")
@@ -39,6 +39,26 @@ class TurnRepository(TemporalRepository[Turn]):
 
     def _model(self, r: Mapping[str, Any]) -> Turn:
         return turn_from_record(r)
+
+    async def upsert_pending(self, turns: Sequence[Turn], embed_texts: Mapping[str, str]) -> int:
+        """Upsert turns; those in `embed_texts` join the embedding backlog with their text.
+
+        The backlog properties sit outside `row_hash`, so a turn written by a killed run and
+        written again unchanged is skipped, as in a clean run.
+        """
+        written = 0
+        for batch in chunks(turns, self.batch_size):
+            rows = []
+            for m in batch:
+                row = self._row(m)
+                text = embed_texts.get(m.id)
+                if text is not None:
+                    row["embed_pending"] = True
+                    row["embed_text"] = text
+                rows.append(row)
+            res = await self.db.write(_UPSERT, rows=rows)
+            written += int(res[0]["count"]) if res else 0
+        return written
 
     async def list(
         self,

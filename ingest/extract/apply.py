@@ -47,7 +47,18 @@ from knowledge.config import CorrectionRules
 from knowledge.scoring import correction_status, lesson_quality
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
-__all__ = ["KnowledgeWriter", "correction_action", "reverses"]
+__all__ = [
+    "ALL_STEPS",
+    "VECTOR_STEPS",
+    "KnowledgeWriter",
+    "correction_action",
+    "reverses",
+    "vector_texts",
+]
+
+VECTOR_STEPS = frozenset({"topics", "corrections", "lessons"})
+"""Steps that embed and search by similarity (deferred to the embedding backlog)."""
+ALL_STEPS = VECTOR_STEPS | {"facts", "enrichment"}
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +121,30 @@ def reverses(cand: CorrectionCandidate, old: Correction) -> bool:
     if c_old.startswith("not ") and c_new and not c_new.startswith("not "):
         return c_old.removeprefix("not ") == c_new
     return False
+
+
+def _topic_text(c: TopicCandidate) -> str:
+    return f"{c.title}: {', '.join(c.keywords[:8])}"
+
+
+def _correction_text(c: CorrectionCandidate) -> str:
+    return c.rule_text
+
+
+def _lesson_text(c: LessonCandidate) -> str:
+    return f"{c.title}\n{c.applicable_when}"
+
+
+def vector_texts(r: ExtractionResult) -> list[str]:
+    """Every text the vector-dependent steps embed for `r`.
+
+    A caller applying many results embeds them all in one pass first.
+    """
+    return [
+        *(_topic_text(c) for c in r.topics if c.turn_ids),
+        *(_correction_text(c) for c in r.corrections),
+        *(_lesson_text(c) for c in r.lessons),
+    ]
 
 
 @dataclass
@@ -179,10 +214,20 @@ class KnowledgeWriter:
         """Projects that received knowledge since the last `finish()`."""
         return set(self._state.projects)
 
-    async def apply(self, result: ExtractionResult, *, now: int | None = None) -> ExtractionReport:
-        """Apply one session's result; returns what changed."""
+    async def apply(
+        self,
+        result: ExtractionResult,
+        *,
+        now: int | None = None,
+        steps: frozenset[str] = ALL_STEPS,
+    ) -> ExtractionReport:
+        """Apply one session's result (only `steps` of it); returns what changed.
+
+        The vector-dependent steps (`VECTOR_STEPS`: topic matching, correction AUDN, lesson
+        matching) may be applied later than the rest, by the embedding backlog.
+        """
         now = now if now is not None else now_ms()
-        report = ExtractionReport(sessions=1)
+        report = ExtractionReport(sessions=1 if "facts" in steps else 0)
         self._state.projects.add(result.project)
         self._now = now
         for name, step in (
@@ -192,6 +237,8 @@ class KnowledgeWriter:
             ("facts", self._apply_facts),
             ("enrichment", self._apply_enrichment),
         ):
+            if name not in steps:
+                continue
             t0 = time.perf_counter()
             await step(result, report, now)
             self.timings[name] += time.perf_counter() - t0
@@ -218,7 +265,7 @@ class KnowledgeWriter:
         cands = [c for c in r.topics if c.turn_ids]
         if not cands:
             return
-        texts = [f"{c.title}: {', '.join(c.keywords[:8])}" for c in cands]
+        texts = [_topic_text(c) for c in cands]
         vecs = await self.embedder.embed(texts)
         batch = _TopicBatch()
         # Same-title topics are the same topic even if their keywords drifted.
@@ -360,7 +407,7 @@ class KnowledgeWriter:
         cands = list(r.corrections)
         if not cands:
             return
-        vecs = await self.embedder.embed([c.rule_text for c in cands])
+        vecs = await self.embedder.embed([_correction_text(c) for c in cands])
         for cand, vec in self._sightings(cands, vecs):
             await self._apply_correction(cand, vec, r, report, now)
 
@@ -507,7 +554,7 @@ class KnowledgeWriter:
             return
         # Lessons are matched by the problem they solve (title + when it applies), not by the
         # fix, so a second, different fix for the same error refines the same lesson.
-        vecs = await self.embedder.embed([f"{c.title}\n{c.applicable_when}" for c in cands])
+        vecs = await self.embedder.embed([_lesson_text(c) for c in cands])
         for cand, vec in zip(cands, vecs, strict=True):
             hits = await self.lessons.search_similar(r.project, vec.tolist(), k=3, now=now)
             best = next((x for x, sim in hits if sim >= self.settings.lesson_similarity), None)
@@ -529,8 +576,9 @@ class KnowledgeWriter:
                 summary=best.summary,
                 reason=f"refined by session {r.session_id}",
                 session_id=r.session_id,
-                created_at=from_ms(now),
+                created_at=from_ms(now),  # when this text stopped being current
                 valid_from=best.valid_from,
+                recorded_at=from_ms(now),
             )
             await self.lessons.add_versions([version])
             refined = self._refine(best, cand)
@@ -620,7 +668,7 @@ class KnowledgeWriter:
     ) -> None:
         """Store summary, intent, outcome and quality on the session node (when it exists)."""
         e = r.enrichment
-        update = {
+        update: dict[str, object] = {
             k: v
             for k, v in {
                 "summary": e.summary,
@@ -630,11 +678,13 @@ class KnowledgeWriter:
             }.items()
             if v is not None
         }
-        if not update:
+        if not update and not e.meta:
             return
         stored = await self.sessions.find(r.session_id)
         if stored is None:
             return
+        if e.meta:
+            update["meta"] = {**stored.meta, **e.meta}
         if all(getattr(stored, k) == v for k, v in update.items()):
             return
         await self.sessions.upsert_many([stored.model_copy(update=update)])
@@ -656,7 +706,8 @@ class KnowledgeWriter:
         before = set(prev.active_fact_ids) if prev else set()
         taken = from_ms(now)
         snap = ProjectSnapshot(
-            id=make_id("snapshot", project, now, digest),
+            # from content and the chain, not the clock: a re-run after a crash makes the same one
+            id=make_id("snapshot", project, digest, prev.id if prev else ""),
             project=project,
             taken_at=taken,
             hash=digest,

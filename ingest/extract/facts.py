@@ -2,11 +2,13 @@
 
 A new fact invalidates **only** current facts with the same subject and predicate (or that it
 explicitly CONTRADICTS) whose validity overlaps it: the old fact gets `valid_to` = the new fact's
-`valid_from` and `expired_at` = now, plus `(new)-[:SUPERSEDES]->(old)`. Unrelated facts are never
-retired. A restatement of a current fact (same subject, predicate and object) adds provenance
-instead of a new node. A fact learned late about an earlier time (its `valid_from` precedes the
-current fact's) is stored already ended at the current fact's `valid_from`, and the current fact
-supersedes it; nothing current is closed.
+`valid_from` (valid time only: it ended, it was not wrong, so `expired_at` stays open and as-of
+reads at knownAt = now keep it; the end believed before is kept for earlier knownAt), plus
+`(new)-[:SUPERSEDES]->(old)`. Unrelated facts are never retired. A restatement of a fact that
+still holds (same subject, predicate and object) adds provenance instead of a new node; the same
+object after the old one ended (moving back) is a new fact. A fact learned late about an earlier
+time (its `valid_from` precedes a stored fact's) is stored already ended at the earliest such
+`valid_from`, and that fact supersedes it; nothing current is closed.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ class _Plan:
     """Current facts that supersede a new fact learned late about an earlier time."""
 
 
+def _holds(old: Fact, f: Fact) -> bool:
+    """`old` still holds when `f` is said: a restatement, not a return to an ended state."""
+    return old.valid_to is None or to_ms(old.valid_to) > to_ms(f.valid_from)
+
+
 def _restated(same: Fact, f: Fact) -> Fact:
     """A current fact said again: the new sighting's turns added, confidence nudged up."""
     return same.model_copy(
@@ -89,14 +96,15 @@ def _place(
         elif o_from <= f_from:
             plan.supersede.append(Supersession(old.id, f.id, f_from))
             out.invalidated.append(old.id)
+            keep.append(old.model_copy(update={"valid_to": f.valid_from}))  # ended, still known
         else:
             # Learned late: the new fact describes an earlier time that `old` ended. Store it
             # already ended (valid time only; the record stays current) and link old → new.
-            new = new.model_copy(update={"valid_to": old.valid_from})
+            end = old.valid_from if new.valid_to is None else min(new.valid_to, old.valid_from)
+            new = new.model_copy(update={"valid_to": end})
             plan.late_links.append(Supersession(f.id, old.id, o_from))
             keep.append(old)
-    if new.valid_to is None:
-        keep.append(new)
+    keep.append(new)
     return new, keep
 
 
@@ -114,7 +122,7 @@ def _plan(
             raise ValueError(f"fact {f.id} belongs to {f.project!r}, not {project!r}")
         k = _key(f)
         obj = normalize_key(f.object)
-        same = next((o for o in live[k] if normalize_key(o.object) == obj), None)
+        same = next((o for o in live[k] if normalize_key(o.object) == obj and _holds(o, f)), None)
         if same is not None:
             merged = _restated(same, f)
             plan.to_write[merged.id] = merged

@@ -15,21 +15,30 @@ chunk overviews are reduced by one more pass-1 call. Beyond `llm_map_reduce_toke
 reduce runs hierarchically and every merged field carries a confidence (its share of supporting
 chunks), so a very long session still costs a bounded number of calls per chunk.
 
-The model refers to turns by their `[ordinal]`; references to unknown ordinals are dropped, so
-every extracted item keeps provenance to real turns.
+Prompt layout (long-context practice: material first, the question last): a one-line system
+role, then one user message holding the transcript (each turn as `[ordinal] time role(speaker):
+text`, times in UTC), then, for pass 2, pass 1's overview of the same turns (JSON), and the pass's
+instructions at the end. Pass 3 reads passes 1–2 (JSON) the same way.
+
+The model refers to turns by their `[ordinal]`. An item citing unknown ordinals is tied to the
+turn whose words it shares most (at least two content words), else dropped, so every extracted
+item keeps provenance to real turns. What passes 2–3 return beyond the candidates is kept on the
+session enrichment: repeated instructions (also as rules), frustration quotes, the quality
+sub-scores and rationale.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from ai.llm import LLMClient, Message, estimate_tokens
 from core.ids import normalize_key
+from core.text import content_words
 from graph.models import CorrectionType, LessonCategory
 from ingest.extract.config import ExtractSettings
 from ingest.extract.models import (
@@ -151,12 +160,18 @@ class SessionQuality(BaseModel):
     rationale: str = ""
 
 
-_PASS1 = """PASS 1 (overview). You read one agent session transcript. Each line starts with the
-turn's [ordinal]. Describe the session: a 1–3 sentence summary, the user's intent, the topics in
-the order they appear (short titles, keywords, the ordinals of turns that discuss them), the
-outcome and a complexity in [0, 1]. Use only what the transcript says."""
+_SYSTEM = (
+    """You extract structured knowledge from agent session transcripts. Answer with JSON only."""
+)
 
-_PASS2 = """PASS 2 (knowledge). From the transcript extract durable knowledge with turn ordinals:
+_PASS1 = """PASS 1 (overview). Above is one agent session transcript. Each line starts with the
+turn's [ordinal] and its UTC time. Describe the session: a 1–3 sentence summary, the user's
+intent, the topics in the order they appear (short titles, keywords, the ordinals of turns that
+discuss them), the outcome and a complexity in [0, 1]. Use only what the transcript says."""
+
+_PASS2 = """PASS 2 (knowledge). Above are the transcript and your pass-1 overview of it (use the
+overview's topics and outcome as context; the transcript is the evidence). From the transcript
+extract durable knowledge with turn ordinals:
 decisions and preferences as subject/predicate/object facts (subject = the thing decided about,
 e.g. "database"; predicate e.g. "uses"), corrections the user made to the agent (original and
 corrected behaviour, a normalised imperative rule_text, type one of preference, factual, style,
@@ -164,11 +179,11 @@ process, tool_usage), instructions the user repeated, frustration signals, per-t
 failure counts, new knowledge (problem → attempt → outcome lessons, gotchas, best practices) and
 standing rules. Omit anything not supported by the transcript."""
 
-_PASS3 = """PASS 3 (quality). Given a session overview and its extracted knowledge (JSON), score
+_PASS3 = """PASS 3 (quality). Above are a session overview and its extracted knowledge (JSON). Score
 the session in [0, 1]: overall quality, clarity of the request, efficiency of the agent, and the
 value of the knowledge extracted. Give a one-sentence rationale."""
 
-_REDUCE = """PASS 1 (overview, reduce). You are given overviews of consecutive chunks of one long
+_REDUCE = """PASS 1 (overview, reduce). Above are overviews of consecutive chunks of one long
 session (JSON). Merge them into one overview of the whole session: summary, intent, topics
 (merge duplicates, keep turn ordinals), outcome (of the last chunk) and complexity."""
 
@@ -178,10 +193,18 @@ def _render(turns: Sequence[TurnInput], max_chars: int = 6000) -> str:
     for t in turns:
         who = t.role if not t.speaker else f"{t.role}({t.speaker})"
         tool = f" [{t.tool_name}{'' if t.tool_ok is None else ' ok' if t.tool_ok else ' FAILED'}]"
+        at = t.timestamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
         lines.append(
-            f"[{t.ordinal}] {who}{tool if t.tool_name else ''}: {clean_text(t.text, max_chars)}"
+            f"[{t.ordinal}] {at} {who}{tool if t.tool_name else ''}: "
+            f"{clean_text(t.text, max_chars)}"
         )
     return "\n".join(lines)
+
+
+def prompt(instructions: str, *material: tuple[str, str]) -> list[Message]:
+    """Messages of one pass: the material first, each part tagged, the instructions last."""
+    body = "\n\n".join(f"<{tag}>\n{text}\n</{tag}>" for tag, text in material)
+    return [Message("system", _SYSTEM), Message("user", f"{body}\n\n{instructions}")]
 
 
 def chunk_turns(
@@ -238,13 +261,13 @@ class LLMExtractor:
         if total <= s.llm_whole_session_tokens:
             self.last_mode = "single"
             overview = await self._pass1(turns)
-            knowledge = await self._pass2(turns)
+            knowledge = await self._pass2(turns, overview)
             support: dict[str, float] = {}
         else:
             self.last_mode = "map_reduce" if total > s.llm_map_reduce_tokens else "chunked"
             chunks = chunk_turns(turns, s.llm_chunk_tokens, s.llm_chunk_overlap)
             overviews = [await self._pass1(c) for c in chunks]
-            knowledges = [await self._pass2(c) for c in chunks]
+            knowledges = [await self._pass2(c, o) for c, o in zip(chunks, overviews, strict=True)]
             overview = await self._reduce_overviews(overviews)
             knowledge, support = _merge_knowledge(knowledges)
         quality = await self._pass3(overview, knowledge)
@@ -252,14 +275,20 @@ class LLMExtractor:
 
     async def _pass1(self, turns: Sequence[TurnInput]) -> SessionOverview:
         return await self.llm.structured(
-            [Message("system", _PASS1), Message("user", _render(turns))],
+            prompt(_PASS1, ("transcript", _render(turns))),
             SessionOverview,
             purpose="extract.pass1",
         )
 
-    async def _pass2(self, turns: Sequence[TurnInput]) -> SessionKnowledge:
+    async def _pass2(
+        self, turns: Sequence[TurnInput], overview: SessionOverview
+    ) -> SessionKnowledge:
         return await self.llm.structured(
-            [Message("system", _PASS2), Message("user", _render(turns))],
+            prompt(
+                _PASS2,
+                ("transcript", _render(turns)),
+                ("overview", overview.model_dump_json()),
+            ),
             SessionKnowledge,
             purpose="extract.pass2",
         )
@@ -269,7 +298,7 @@ class LLMExtractor:
             {"overview": o.model_dump(), "knowledge": k.model_dump()}, separators=(",", ":")
         )
         return await self.llm.structured(
-            [Message("system", _PASS3), Message("user", payload[:200_000])],
+            prompt(_PASS3, ("session", payload[:200_000])),
             SessionQuality,
             purpose="extract.pass3",
         )
@@ -286,7 +315,7 @@ class LLMExtractor:
                 payload = json.dumps([p.model_dump() for p in group], separators=(",", ":"))
                 merged.append(
                     await self.llm.structured(
-                        [Message("system", _REDUCE), Message("user", payload)],
+                        prompt(_REDUCE, ("overviews", payload)),
                         SessionOverview,
                         purpose="extract.reduce",
                     )
@@ -305,7 +334,7 @@ class LLMExtractor:
     ) -> ExtractionResult:
         m = _Candidates(session.project, turns, support)
         corrections = m.corrections(k.corrections)
-        corrections += m.rules(k.rules, corrections)
+        corrections += m.rules([*k.rules, *k.repeated_instructions], corrections)
         stats = {t.tool: {"calls": t.calls, "failures": t.failures} for t in k.tool_stats if t.tool}
         return ExtractionResult(
             session_id=session.id,
@@ -328,10 +357,28 @@ class LLMExtractor:
                 quality=q.quality,
                 frustration_signals=len(k.frustration_signals),
                 tool_stats=stats,
+                meta=_meta(k, q),
             ),
             extractor=self.name,
             llm_usage={"mode": self.last_mode, **self.llm.ledger.as_dict()},
         )
+
+
+def _meta(k: SessionKnowledge, q: SessionQuality) -> dict[str, str]:
+    """What passes 2–3 say about the session beyond the candidates, for the session's `meta`."""
+    out = {
+        "llm_clarity": f"{q.clarity:.2f}",
+        "llm_efficiency": f"{q.efficiency:.2f}",
+        "llm_knowledge_value": f"{q.knowledge_value:.2f}",
+    }
+    if q.rationale.strip():
+        out["llm_rationale"] = q.rationale.strip()[:500]
+    quotes = [f"[{f.turn}] {f.quote.strip()}" for f in k.frustration_signals if f.quote.strip()]
+    if quotes:
+        out["llm_frustration"] = " | ".join(quotes)[:1000]
+    if k.repeated_instructions:
+        out["llm_repeated_instructions"] = " | ".join(k.repeated_instructions)[:1000]
+    return out
 
 
 class _Candidates:
@@ -350,6 +397,23 @@ class _Candidates:
         """Ids of the cited turns, once each, in citation order."""
         return tuple(dict.fromkeys(self.by_ord[o].id for o in ords if o in self.by_ord))
 
+    def cite(self, ords: Sequence[int], text: str) -> list[int]:
+        """The cited ordinals that exist; when none does, the turn sharing most words with `text`.
+
+        Models often get ordinals wrong while the item itself is right: tie it to the turn that
+        says it (at least two shared content words), rather than drop it.
+        """
+        known = [o for o in ords if o in self.by_ord]
+        if known:
+            return known
+        want = set(content_words(text))
+        best, score = None, 1
+        for t in self.turns:
+            n = len(want & set(content_words(t.text[:4000])))
+            if n > score:
+                best, score = t.ordinal, n
+        return [best] if best is not None else []
+
     def times(self, ords: Sequence[int]) -> list[datetime]:
         return [self.by_ord[o].timestamp for o in ords if o in self.by_ord]
 
@@ -367,6 +431,8 @@ class _Candidates:
     def topics(self, items: Sequence[TopicItem]) -> list[TopicCandidate]:
         out = []
         for tp in items:
+            cited = self.cite(tp.turns, " ".join([tp.title, *tp.keywords]))
+            tp = tp.model_copy(update={"turns": cited})
             tids = self.ids(tp.turns)
             if not tids:
                 continue
@@ -391,6 +457,8 @@ class _Candidates:
     def facts(self, items: Sequence[DecisionItem]) -> list[FactCandidate]:
         out = []
         for d in items:
+            text = d.statement or f"{d.subject} {d.predicate} {d.object}"
+            d = d.model_copy(update={"turns": self.cite(d.turns, text)})
             tids = self.ids(d.turns)
             if not tids or self.when(d.turns) is None:
                 continue
@@ -411,6 +479,7 @@ class _Candidates:
     def corrections(self, items: Sequence[CorrectionItem]) -> list[CorrectionCandidate]:
         out = []
         for c in items:
+            c = c.model_copy(update={"turns": self.cite(c.turns, c.rule_text)})
             tids = self.ids(c.turns)
             seen = self.when(c.turns)
             if not tids or seen is None or not c.rule_text.strip():
@@ -461,6 +530,9 @@ class _Candidates:
     def lessons(self, items: Sequence[KnowledgeItem]) -> list[LessonCandidate]:
         out = []
         for item in items:
+            item = item.model_copy(
+                update={"turns": self.cite(item.turns, f"{item.title} {item.content}")}
+            )
             tids = self.ids(item.turns)
             seen = self.when(item.turns)
             if not tids or seen is None:

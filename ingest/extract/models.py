@@ -202,6 +202,9 @@ class SessionEnrichment(BaseModel):
     """Count of frustration cues."""
     tool_stats: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per tool: calls and failures."""
+    meta: dict[str, str] = Field(default_factory=dict)
+    """Further annotations kept on the session's `meta` (e.g. the LLM's quality sub-scores,
+    rationale, frustration quotes and repeated instructions)."""
 
 
 class ExtractionResult(BaseModel):
@@ -268,6 +271,10 @@ class ExtractionReport(BaseModel):
     """Project snapshots written."""
     failures: list[str] = Field(default_factory=list)
     """One line per session that could not be processed."""
+    fallbacks: list[str] = Field(default_factory=list)
+    """One line per session the LLM could not extract, extracted by the offline rules instead."""
+    extractor: str = ""
+    """The extractor of the run (`offline` or `llm`)."""
     seconds: float = 0.0
     """Wall time."""
     llm_usage: dict[str, Any] = Field(default_factory=dict)

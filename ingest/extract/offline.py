@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from typing import Final, Literal
 
@@ -404,7 +405,10 @@ _PASS = re.compile(
 )
 _FIX_VERB = re.compile(
     r"\b(fix|fixed|change[sd]?|add(?:ed)?|install(?:ed)?|use|using|replace[sd]?|instead|"
-    r"set|update[sd]?|remove[sd]?|rename[sd]?|import(?:ed)?|pin(?:ned)?|upgrade[sd]?|switch(?:ed)?)\b",
+    r"set|update[sd]?|remove[sd]?|rename[sd]?|import(?:ed)?|pin(?:ned)?|upgrade[sd]?|switch(?:ed)?|"
+    r"start(?:ed|ing)?|restart(?:ed|ing)?|creat(?:e[sd]?|ing)|mock(?:ed|ing)?|mov(?:e[sd]?|ing)|"
+    r"bump(?:ed)?|downgrade[sd]?|configur(?:e[sd]?|ing)|enabl(?:e[sd]?|ing)|disabl(?:e[sd]?|ing)|"
+    r"delet(?:e[sd]?|ing)|wrap(?:ped)?|handl(?:e[sd]?|ing)|mkdir|chmod|export(?:ed)?)\b",
     re.IGNORECASE,
 )
 _ERR_LINE = re.compile(
@@ -433,8 +437,22 @@ def _is_error(t: TurnInput) -> bool:
 
 def _is_pass_text(text: str) -> bool:
     head = text[:4000]
-    return bool(_PASS.search(head)) and not re.search(
+    return bool(_PASS.search(head) or _PASS_LINE.search(head)) and not re.search(
         r"\b[1-9]\d* failed\b|\bFAILED\b|Traceback", head
+    )
+
+
+_PASS_LINE = re.compile(r"^(?:PASS|ok)\b|^\s*✓", re.MULTILINE)
+
+
+def _reran_clean(error: TurnInput, t: TurnInput) -> bool:
+    """A tool turn that re-runs the failed command (same first line) and reports no error."""
+    return (
+        t.role == "tool"
+        and error.role == "tool"
+        and bool(_command(error))
+        and _command(t) == _command(error)
+        and not _ERROR.search(t.text[:4000])
     )
 
 
@@ -664,30 +682,181 @@ def _topic(
 # --- lessons ------------------------------------------------------------------------------------
 
 
-def _error_lesson(
-    error: TurnInput, attempts: Sequence[TurnInput], outcome: TurnInput
+_CAUSE = re.compile(
+    r"\b(because|since|due to|caused by|root cause|the (?:issue|problem|reason|bug) (?:is|was)|"
+    r"did(?: not|n't) exist|does(?: not|n't) exist|(?:is|was|were|are) missing|"
+    r"not (?:installed|running|found|set|started|available|defined)|needs?|requires?|expects?|"
+    r"turns out|forgot|wrong|stale|outdated|mismatch|conflict|collides?)\b",
+    re.IGNORECASE,
+)
+_FILE = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|go|rs|java|kt|rb|php|c|h|cpp|"
+    r"hpp|cs|swift|md|json|toml|ya?ml|ini|cfg|sql|sh|lock|env))\b"
+)
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+so\s+")
+_TECHNICAL = re.compile(
+    r"`|\b(?:port|container|server|config(?:uration)?|build|deploy|tests?|error|bug|function|api|"
+    r"database|query|script|commit|branch|package|library|version|cache|index|endpoint|schema|"
+    r"migration|dependenc(?:y|ies)|compiler|runtime|memory|thread|process|timeout)s?\b",
+    re.IGNORECASE,
+)
+_TOOL_PREFIX = re.compile(r"^\[tool_(?:use|result) [^\]]*\]\s*")
+
+
+def _excerpt(text: str, headline: str, lines: int = 6, limit: int = 700) -> str:
+    """The error output around its headline: a few lines a person would paste into a ticket."""
+    rows = [r.rstrip() for r in clean_text(text, 4000).splitlines() if r.strip()]
+    at = next((k for k, r in enumerate(rows) if headline[:40] in r), None)
+    if at is None:
+        at = next((k for k, r in enumerate(rows) if _ERROR.search(r)), 0)
+    lo = max(0, at - lines // 2)
+    return "\n".join(rows[lo : lo + lines])[:limit]
+
+
+def _command(t: TurnInput) -> str:
+    """The first line of a tool turn (the command it ran, in generic transcripts)."""
+    head = _TOOL_PREFIX.sub("", t.text.strip()).split("\n", 1)[0].strip()
+    return head[:160]
+
+
+def _context(turns: Sequence[TurnInput], k: int) -> TurnInput | None:
+    """The nearest earlier user or assistant turn with text (what a stated lesson answers)."""
+    for t in reversed(turns[:k]):
+        if t.role in ("user", "assistant") and not t.tool_name and t.text.strip():
+            return t
+    return None
+
+
+_PUSHBACK = re.compile(
+    r"^\s*(?:no\b|nope\b|actually\b|stop\b|don'?t\b|do not\b|i told you\b|wrong\b)",
+    re.IGNORECASE,
+)
+
+
+def _stated_lesson(
+    x: str, category: LessonCategory, t: TurnInput, before: TurnInput | None
 ) -> LessonCandidate:
-    """A problem-solution lesson: the error's headline, the last fix tried, the passing run."""
-    headline = _error_headline(error.text)
-    fix = next(
-        (
-            s
-            for a in reversed(attempts)
-            for s in _clauses(a.text)
-            if _FIX_VERB.search(s) and not _ERROR.search(s)
-        ),
-        _first_sentence(attempts[-1].text),
+    """A lesson stated in words: the statement, quoted whole, with the turn it answers."""
+    title = x[0].upper() + x[1:]
+    kw = top_words([x], 6)
+    quote = "\n".join(f"> {line}" for line in clean_text(t.text, 1200).splitlines())
+    return LessonCandidate(
+        category=category,
+        title=title[:120],
+        content=(f"Context: {before.text[:400]}\n\n" if before else "") + quote,
+        summary=title[:200],
+        applicable_when=", ".join(kw),
+        keywords=tuple(kw),
+        has_examples=False,
+        has_steps=False,
+        turn_ids=((before.id,) if before else ()) + (t.id,),
+        seen_at=t.timestamp,
     )
-    passed = _first_sentence(outcome.text, 160)
+
+
+def _task(turns: Sequence[TurnInput], i: int) -> str:
+    """What the user last asked for before turn `i` (pushback such as "no, use X" is skipped)."""
+    asked = [t for t in turns[:i] if t.role == "user" and not t.tool_name and t.text.strip()]
+    for t in reversed(asked):
+        if not _PUSHBACK.match(t.text):
+            return _first_sentence(t.text, 200)
+    return _first_sentence(asked[-1].text, 200) if asked else ""
+
+
+def _add(into: list[str], s: str, cap: int) -> None:
+    if len(into) < cap and s[:300] not in into:
+        into.append(s[:300])
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """What the turns between an error and its passing run say: cause, fixes, changed files."""
+
+    causes: tuple[str, ...]
+    fixes: tuple[str, ...]
+    files: tuple[str, ...]
+
+    @classmethod
+    def of(cls, attempts: Sequence[TurnInput], between: Sequence[TurnInput]) -> _Steps:
+        causes: list[str] = []
+        fixes: list[str] = []
+        for s in (
+            c.strip()
+            for a in attempts
+            for sent in _clauses(_TOOL_PREFIX.sub("", a.text))
+            for c in _CLAUSE_BREAK.split(sent)
+        ):
+            if _ERROR.search(s) or len(s) < 12:
+                continue
+            if _CAUSE.search(s):
+                _add(causes, s, 3)
+            elif _FIX_VERB.search(s):
+                _add(fixes, s, 4)
+        if not fixes and attempts:
+            fixes.append(_first_sentence(_TOOL_PREFIX.sub("", attempts[-1].text), 300))
+        files = dict.fromkeys(
+            m for t in between if t.role != "user" for m in _FILE.findall(t.text[:4000])
+        )
+        return cls(tuple(causes), tuple(fixes), tuple(list(files)[:8]))
+
+
+def _record(
+    turns: Sequence[TurnInput],
+    i: int,
+    j: int,
+    attempts: Sequence[TurnInput],
+    steps: _Steps,
+    cmd: str,
+    headline: str,
+) -> list[str]:
+    """The lesson's Markdown: problem, cause, fix, verification and provenance sections."""
+    error, outcome = turns[i], turns[j]
+    task = _task(turns, i)
+    passed = _excerpt(outcome.text, "", 3, 300) or _first_sentence(outcome.text, 200)
+    parts = ["## Problem", *([f"While working on: {task}"] if task else [])]
+    parts.append(f"`{cmd}` failed with:" if cmd else "The run failed with:")
+    parts += ["```", _excerpt(error.text, headline), "```", "", "## Cause"]
+    parts.append(" ".join(steps.causes) if steps.causes else "Not stated in the session.")
+    parts += ["", "## Fix", *(f"- {f}" for f in steps.fixes)]
+    parts += [f"- Changed: {', '.join(steps.files)}"] if steps.files else []
+    parts += ["", "## Verification", f"{j - i} turns later the run passed:", "```", passed, "```"]
+    return [
+        *parts,
+        "",
+        "## Provenance",
+        f"- error: {error.id} ({error.timestamp:%Y-%m-%d %H:%M} UTC)",
+        f"- fix: {', '.join(a.id for a in attempts)}",
+        f"- verification: {outcome.id} ({outcome.timestamp:%Y-%m-%d %H:%M} UTC)",
+    ]
+
+
+def _error_lesson(
+    turns: Sequence[TurnInput], i: int, attempts: Sequence[TurnInput], j: int
+) -> LessonCandidate:
+    """A problem → cause → fix → verification record from an error, its fixes and a passing run.
+
+    Every part is quoted from the session (the task asked, the error output, the sentences that
+    explain and change things, the files touched, the passing run), with the turns it came from.
+    """
+    error, outcome = turns[i], turns[j]
+    headline = _error_headline(error.text)
+    steps = _Steps.of(attempts, turns[i + 1 : j])
+    cmd = _command(error) if error.role == "tool" else ""
+    parts = _record(turns, i, j, attempts, steps, cmd, headline)
+    fix = steps.fixes[0] if steps.fixes else ""
+    first = steps.causes[0].rstrip(". ") if steps.causes else ""
+    cause = f" because {first[0].lower()}{first[1:]}" if first else ""
     return LessonCandidate(
         category="problem-solution",
+        # the title names the problem only: lessons are matched by the problem they solve, so a
+        # later, different fix for the same error refines this lesson
         title=f"Fix: {headline[:90]}",
-        content=f"Problem: {headline}\nFix: {fix}\nOutcome: {passed}",
-        summary=f"When you see {headline[:80]!r}, {fix[:120]}",
-        applicable_when=f"An error like: {headline[:160]}",
-        keywords=tuple(top_words([headline, fix], 8)),
+        content="\n".join(parts),
+        summary=f"When {headline[:100]!r} appears{cause[:160]}: {fix[:160]}",
+        applicable_when=f"{f'Running {cmd!r}: ' if cmd else ''}an error like {headline[:160]}",
+        keywords=tuple(top_words([headline, *steps.causes, *steps.fixes, *steps.files], 8)),
         has_examples=True,
-        has_steps=len(attempts) >= 1,
+        has_steps=len(steps.fixes) >= 2 or bool(steps.files),
         turn_ids=(error.id, *(a.id for a in attempts), outcome.id),
         seen_at=outcome.timestamp,
     )
@@ -817,19 +986,26 @@ class OfflineExtractor:
         j = i + 1
         while j < len(turns) and j <= i + self.lesson_window:
             u = turns[j]
-            if _is_pass(u):
-                return (_error_lesson(turns[i], attempts, u) if attempts else None), j
-            if u.role == "assistant" and u.text.strip() and _FIX_VERB.search(u.text):
+            if _is_pass(u) or _reran_clean(turns[i], u):
+                return (_error_lesson(turns, i, attempts, j) if attempts else None), j
+            if u.role == "assistant" and u.text.strip():  # whatever the agent did in between
                 attempts.append(u)
             j += 1
         return None, j
 
     # insights: lessons stated in words ("I learned that...", "the root cause was...")
     def _insights(self, turns: Sequence[TurnInput]) -> list[LessonCandidate]:
+        """Lessons stated in words, in work sessions (tools ran) or about a named technology.
+
+        In casual conversation "it turns out they live close by" is news, not a lesson.
+        """
         out: list[LessonCandidate] = []
         seen: set[str] = set()
-        for t in turns:
+        work = any(t.role == "tool" or t.tool_name for t in turns)
+        for k, t in enumerate(turns):
             if t.role not in ("user", "assistant") or t.tool_name:
+                continue
+            if not work and not (technologies(t.text) or _TECHNICAL.search(t.text)):
                 continue
             for sent in _clauses(t.text):
                 for rx, category in _INSIGHTS:
@@ -841,22 +1017,7 @@ class OfflineExtractor:
                     if key in seen or len(words(x)) < 3 or _VAGUE.match(x):
                         break
                     seen.add(key)
-                    title = x[0].upper() + x[1:]
-                    kw = top_words([x], 6)
-                    out.append(
-                        LessonCandidate(
-                            category=category,
-                            title=title[:120],
-                            content=sent[:400],
-                            summary=title[:200],
-                            applicable_when=", ".join(kw),
-                            keywords=tuple(kw),
-                            has_examples=False,
-                            has_steps=False,
-                            turn_ids=(t.id,),
-                            seen_at=t.timestamp,
-                        )
-                    )
+                    out.append(_stated_lesson(x, category, t, _context(turns, k)))
                     break
         return out
 

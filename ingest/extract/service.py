@@ -18,7 +18,8 @@ from graph.db import GraphDB
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
 from ingest.config import IngestSettings
-from ingest.extract.apply import KnowledgeWriter
+from ingest.extract.apply import ALL_STEPS, VECTOR_STEPS, KnowledgeWriter
+from ingest.extract.backlog import queue_deferred
 from ingest.extract.base import Extractor
 from ingest.extract.models import ExtractionReport, SessionInput, TurnInput
 from ingest.extract.offline import OfflineExtractor
@@ -102,6 +103,7 @@ class ExtractionHook:
         self._embedder = embedder
         self._extractor = extractor
         self._writers: dict[int, KnowledgeWriter] = {}
+        self._inline_runs = 0
         self.report = ExtractionReport()
 
     @property
@@ -129,13 +131,43 @@ class ExtractionHook:
             self._writers[id(db)] = w
         return w
 
-    async def __call__(self, db: GraphDB, parsed: ParsedSession, turn_ids: list[str]) -> None:
-        if not self.extract_settings.enabled or not turn_ids:
-            return  # nothing new was written: a re-run extracts nothing
-        await self.run(db, session_input_from_parsed(parsed, turn_ids))
+    @property
+    def deferred(self) -> bool:
+        """Vector-dependent steps go to the embedding backlog (see `ingest.backlog`)."""
+        ing = self.settings.ingest
+        return ing.defer_embeddings and ing.embed
 
-    async def run(self, db: GraphDB, session: SessionInput) -> ExtractionReport:
-        """Extract from one session and apply the result; adds to `self.report`."""
+    async def __call__(self, db: GraphDB, parsed: ParsedSession, turn_ids: list[str]) -> None:
+        """Extract the turns written now plus any a killed run left unextracted.
+
+        The session's watermark (`extracted_through`, written after its knowledge) says how far
+        extraction got, so a re-run after a crash extracts exactly what one clean run would.
+        """
+        if not self.extract_settings.enabled or not parsed.turns:
+            return
+        sid = make_session_id(parsed.project, parsed.key)
+        sessions = SessionRepository(db)
+        mark = (await sessions.extracted_through([sid]))[sid]
+        last = max(t.ordinal for t in parsed.turns)
+        wanted = set(turn_ids) | {
+            make_turn_id(parsed.project, parsed.key, t.key)
+            for t in parsed.turns
+            if t.ordinal > mark
+        }
+        if not wanted:
+            return  # nothing new was written: a re-run extracts nothing
+        await self.run(db, session_input_from_parsed(parsed, sorted(wanted)), defer=self.deferred)
+        if last > mark:
+            await sessions.set_extracted_through([(sid, last)])
+
+    async def run(
+        self, db: GraphDB, session: SessionInput, *, defer: bool = False
+    ) -> ExtractionReport:
+        """Extract from one session and apply the result; adds to `self.report`.
+
+        `defer`: apply only the steps that need no similarity search now and queue the rest in
+        the embedding backlog (with the project's topic weights and snapshot), in call order.
+        """
         t0 = time.perf_counter()
         fallback_note = ""
         try:
@@ -144,19 +176,30 @@ class ExtractionHook:
             # An unreachable or unusable LLM must not lose the session's knowledge: fall back to
             # the offline extractor and say so in the report.
             log.warning("LLM extraction failed for %s, using offline rules: %s", session.id, e)
-            fallback_note = f"{session.project}/{session.id}: LLM failed ({e}); used offline"
+            fallback_note = f"{session.project}/{session.id}: LLM failed ({e}); used offline rules"
             offline = OfflineExtractor(max_topics=self.extract_settings.max_topics_per_session)
             result = await offline.extract(session)
-        rep = await self._writer(db).apply(result)
+        if defer:
+            rep = await self._writer(db).apply(result, steps=ALL_STEPS - VECTOR_STEPS)
+            await queue_deferred(db, result, session)
+        else:
+            rep = await self._writer(db).apply(result)
+            self._inline_runs += 1
         rep.turns = len(session.turns)
         rep.seconds = time.perf_counter() - t0
         if fallback_note:
-            rep.failures.append(fallback_note)
+            rep.fallbacks.append(fallback_note)
         self.report.merge(rep)
         return rep
 
+    def absorb(self, report: ExtractionReport) -> None:
+        """Add what the backlog's deferred steps (topics, corrections, lessons, snapshots) did."""
+        self.report.merge(report)
+
     async def finish(self, db: GraphDB | None = None) -> ExtractionReport:
         """End of run: topic weights and project snapshots. Returns the run's full report."""
+        if not self._inline_runs:
+            return self.report  # weights and snapshots are due in the backlog (`ingest.backlog`)
         writers = [self._writer(db)] if db is not None else list(self._writers.values())
         t0 = time.perf_counter()
         for w in writers:
@@ -165,7 +208,19 @@ class ExtractionHook:
         llm = getattr(self.extractor, "llm", None) if self._extractor is not None else None
         if llm is not None:
             self.report.llm_usage = llm.ledger.as_dict()
+        if self._extractor is not None:
+            self.report.extractor = self._extractor.name
         return self.report
+
+    def ingest_summary(self) -> dict[str, Any]:
+        """What the ingest summary shows of extraction: extractor, ledger, fallbacks."""
+        r = self.report
+        return {
+            "extractor": r.extractor or self.extractor.name,
+            "sessions": r.sessions,
+            "llm_usage": r.llm_usage,
+            "fallbacks": list(r.fallbacks),
+        }
 
 
 async def _session_input(db: GraphDB, session_id: str) -> SessionInput:
@@ -234,9 +289,13 @@ async def extract_stored(
     sessions = [s for s in await repo.get_many(ids) if s is not None]
     sessions.sort(key=lambda s: (s.started_at or s.valid_from, s.id))
     hook = ExtractionHook(settings, embedder=embedder, extractor=extractor)
+    marks = SessionRepository(db)
     for s in sessions:
         try:
-            await hook.run(db, await _session_input(db, s.id))
+            inp = await _session_input(db, s.id)
+            await hook.run(db, inp)
+            if inp.turns:
+                await marks.set_extracted_through([(s.id, max(t.ordinal for t in inp.turns))])
         except (LLMError, ValueError) as e:
             hook.report.failures.append(f"{s.project}/{s.id}: {type(e).__name__}: {e}")
     return await hook.finish(db)

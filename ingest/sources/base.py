@@ -188,6 +188,8 @@ def iter_jsonl(
                     "undecodable bytes replaced with U+FFFD",
                 )
             )
+        # A UTF-8 byte-order mark (editors on Windows write one) opens the file's first line.
+        text = text.removeprefix("\ufeff")
         try:
             obj = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as e:

@@ -130,7 +130,7 @@ class ChatGPTParser:
     def parse(self, data: bytes, cursor: ParseCursor | None, opts: ParseOptions) -> ParseResult:
         issues: list[ParseIssue] = []
         builders = Builders(None, self.name, opts.file, opts.tool_payload_chars)
-        text = data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8-sig", errors="replace")
         if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
             issues.append(
                 ParseIssue(

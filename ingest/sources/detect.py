@@ -54,7 +54,7 @@ def detect_format(path: Path, head: bytes | None = None) -> str | None:
     if head is None:
         with path.open("rb") as f:
             head = f.read(_SNIFF_BYTES)
-    text = head.decode("utf-8", errors="replace")
+    text = head.decode("utf-8-sig", errors="replace")
     best, score = None, 0
     for name in PARSERS:
         s = parser_for(name).sniff(path, text)

@@ -60,7 +60,7 @@ class GenericParser:
         return min(score, 100)
 
     def parse(self, data: bytes, cursor: ParseCursor | None, opts: ParseOptions) -> ParseResult:
-        stripped = data.lstrip()
+        stripped = data.removeprefix(b"\xef\xbb\xbf").lstrip()  # a UTF-8 BOM may open it
         if (
             (cursor is None or cursor.offset == 0)
             and stripped[:1] in (b"[", b"{")
@@ -91,7 +91,7 @@ class GenericParser:
 
     def _try_document(self, data: bytes, opts: ParseOptions) -> ParseResult | None:
         try:
-            doc = json.loads(data.decode("utf-8", errors="replace"))
+            doc = json.loads(data.decode("utf-8-sig", errors="replace"))
         except (json.JSONDecodeError, RecursionError):
             return None  # maybe JSONL after all
         if isinstance(doc, dict):

@@ -71,7 +71,7 @@ class LocomoParser:
         issues: list[ParseIssue] = []
         builders = Builders(None, self.name, opts.file, opts.tool_payload_chars)
         try:
-            doc = json.loads(data.decode("utf-8", errors="replace"))
+            doc = json.loads(data.decode("utf-8-sig", errors="replace"))
         except (json.JSONDecodeError, RecursionError) as e:
             issues.append(
                 ParseIssue(

@@ -94,7 +94,7 @@ def compose(
         if shown < len(rules):
             out += f"- … and {len(rules) - shown} more (`rules` query / MCP tool)\n"
     if pack.strip():
-        title = "\n## Context pack (monthly, weekly and today's primers)\n\n"
+        title = "\n## Context pack (monthly, weekly and recent days' primers)\n\n"
         room = max_bytes - utf8_len(out + title) - 1
         if room > 200:
             out += title + fit_bytes(pack.strip(), room) + "\n"

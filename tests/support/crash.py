@@ -131,7 +131,9 @@ async def run_ingest(
         ingest={"batch_size": 64, "embed": embed},
         _env_file=None,
     )
-    rep = await ingest_paths(db, settings, list(paths), embedder=embedder, run_hooks=False)
+    rep = await ingest_paths(
+        db, settings, list(paths), embedder=embedder, run_hooks=False, renice=True
+    )
     return {
         "turns_new": rep.turns_new,
         "turns_unchanged": rep.turns_unchanged,

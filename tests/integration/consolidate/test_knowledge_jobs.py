@@ -3,8 +3,9 @@ from typing import Any
 
 import pytest
 
+from consolidate.actions import undo_run
 from consolidate.runner import run_job
-from core.timeutil import to_ms
+from core.timeutil import OPEN, to_ms
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.models import Correction, Lesson
@@ -37,7 +38,7 @@ async def test_a_planted_duplicate_pair_merges_with_history_kept(graph_db, rem_s
     )
     newer = _lesson(
         "les_new",
-        "run the migrations before the test suite",
+        "Always run migrations before tests!",
         vec(3, 2),
         days=5,
         keywords=("tests",),
@@ -45,14 +46,17 @@ async def test_a_planted_duplicate_pair_merges_with_history_kept(graph_db, rem_s
         usage_count=3,
     )
     other = _lesson("les_other", "cache embeddings by content hash", vec(7, 3))
-    await put_lessons(graph_db, [older, newer, other])
+    # Cosine ≥ 0.90 to the pair, but a different statement: a finding, never a merge.
+    para = _lesson("les_para", "run the migrations before the test suite", vec(3, 3), days=2)
+    await put_lessons(graph_db, [older, newer, other, para])
 
     report = await run_job("duplicates", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert report.status == "succeeded", report.error
     assert report.summary["merged_lessons"] == 1
+    assert report.summary["review"] == 2  # les_para against each of the pair
 
     live = {r.lesson.id: r.lesson for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
-    assert set(live) == {"les_old", "les_other"}  # the duplicate is closed, not deleted
+    assert set(live) == {"les_old", "les_other", "les_para"}  # the duplicate retired, not deleted
     kept = live["les_old"]
     assert kept.keywords == ("migrations", "tests")
     assert kept.source_turn_ids == ("t1", "t2")
@@ -61,14 +65,25 @@ async def test_a_planted_duplicate_pair_merges_with_history_kept(graph_db, rem_s
     versions = await graph_db.read(Q("lesson.versions"), lesson_id="les_old")
     assert [v["props"]["version"] for v in versions] == [1]
     dup_versions = await graph_db.read(Q("lesson.versions"), lesson_id="les_new")
-    assert dup_versions[0]["props"]["title"] == "run the migrations before the test suite"
-    # the duplicate is still in the graph (closed) and linked
+    assert dup_versions[0]["props"]["title"] == "Always run migrations before tests!"
+    # the duplicate is still in the graph, retired in record time (its valid time untouched)
     (closed,) = await graph_db.read(Q("lesson.get_many"), ids=["les_new"])
-    assert closed["props"]["valid_to"] == to_ms(NOW)
-    assert closed["props"]["title"] == "run the migrations before the test suite"
+    assert closed["props"]["expired_at"] == to_ms(NOW)
+    assert closed["props"]["valid_to"] == OPEN
+    assert closed["props"]["title"] == "Always run migrations before tests!"
 
     again = await run_job("duplicates", db=graph_db, settings=rem_settings, now=NOW, project="p")
     assert again.summary["merged_lessons"] == 0
+
+    # The job's merge is journalled under its run id, and undoing the run restores both.
+    notes = await undo_run(graph_db, report.run_id, now=NOW)
+    assert notes == ["merged les_new into les_old"]
+    back = {r.lesson.id: r.lesson for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
+    assert set(back) == {"les_old", "les_new", "les_other", "les_para"}
+    assert back["les_old"].keywords == ("migrations",)
+    assert back["les_old"].usage_count == 2
+    assert back["les_old"].version == older.version
+    assert await undo_run(graph_db, report.run_id, now=NOW) == []  # nothing left to undo
 
 
 async def test_close_pairs_become_review_findings_and_corrections_sum_reinforcement(
@@ -101,7 +116,7 @@ async def test_close_pairs_become_review_findings_and_corrections_sum_reinforcem
             Correction(
                 id="cor_2",
                 project="p",
-                rule_text="indent with tabs",
+                rule_text="Use tabs.",
                 reinforcement=1,
                 sessions=("s3",),
                 embedding=vec(6, 2),
@@ -259,7 +274,7 @@ async def test_a_correction_graduates_and_contradiction_demotes(graph_db, rem_se
     assert "contradicted" in kinds
 
 
-async def test_reworded_lessons_embedded_by_the_real_model_merge(graph_db, rem_settings):
+async def test_reworded_lessons_embedded_by_the_real_model_wait_for_review(graph_db, rem_settings):
     from tests.shared_embedder import shared_local_embedder
 
     texts = {
@@ -274,7 +289,8 @@ async def test_reworded_lessons_embedded_by_the_real_model_merge(graph_db, rem_s
     ]
     await put_lessons(graph_db, lessons)
     report = await run_job("duplicates", db=graph_db, settings=rem_settings, now=NOW, project="p")
-    assert report.summary["merged_lessons"] == 1
-    assert report.summary["review"] == 0
+    # Cosine ≥ 0.90 is not enough: a rewording waits for a reviewer (issue 14), both stay live.
+    assert report.summary["merged_lessons"] == 0
+    assert report.summary["review"] == 1
     live = {r.lesson.id for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
-    assert live == {"les_first", "les_other"}
+    assert live == {"les_first", "les_again", "les_other"}

@@ -5,11 +5,11 @@ from datetime import timedelta
 import pytest
 
 from consolidate.models import ALL_PROJECTS
-from consolidate.runner import due_jobs, lock_id, rem_status, run_cycle, run_job
+from consolidate.runner import ABANDONED, due_jobs, lock_id, rem_status, run_cycle, run_job
 from core.timeutil import to_ms
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
-from graph.models import Topic
+from graph.models import JobRun, Topic
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository
@@ -47,6 +47,34 @@ async def test_a_held_lock_makes_a_second_run_skip(graph_db, rem_settings):
         "communities", db=graph_db, settings=rem_settings, now=later, project="p"
     )
     assert report.status == "succeeded"
+
+
+async def test_a_killed_runs_job_run_is_marked_failed_once_its_lock_lapses(graph_db, rem_settings):
+    # What a run SIGKILLed mid-job leaves: its lock (never released) and a JobRun "running".
+    jobs = JobRepository(graph_db)
+    assert await jobs.acquire_lock(
+        lock_id("p", "communities"), "killed-run", now_ms=to_ms(NOW), ttl_ms=60_000
+    )
+    dead = JobRun(
+        id="run_killed", project="p", job="communities", run_id="run_killed", started_at=NOW
+    )
+    await jobs.save_run(dead)
+    # while the lock is live the run may still be going: it is left alone
+    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.status == "skipped"
+    [run] = [r for r in await jobs.list_runs("p", "communities") if r.id == "run_killed"]
+    assert run.status == "running"
+    # the next cycle after the lock lapsed marks it failed, then runs the job
+    later = NOW + timedelta(minutes=2)
+    report = await run_job(
+        "communities", db=graph_db, settings=rem_settings, now=later, project="p"
+    )
+    assert report.status == "succeeded"
+    runs = {r.id: r for r in await jobs.list_runs("p", "communities")}
+    assert runs["run_killed"].status == "failed"
+    assert runs["run_killed"].error == ABANDONED
+    assert runs["run_killed"].finished_at == later
+    assert [r.status for r in runs.values()].count("running") == 0
 
 
 async def test_concurrent_runs_of_one_job_are_single_flight(graph_db, rem_settings):

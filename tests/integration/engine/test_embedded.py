@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import AuthenticationError
 
 from graph.backup import backup, graph_keys, restore
 from graph.config import EmbeddedSettings
@@ -221,3 +222,75 @@ async def test_fulltext_query_survives_any_user_text(graph_db) -> None:
         hostile, ["p"], k=10, cap=1000, as_of=now_ms(), known_at=now_ms()
     )
     assert [h.id for h in hits] == ["trn_q"]
+
+
+def test_data_dir_and_files_are_owner_only(server: EmbeddedServer) -> None:
+    server.start()
+    r = Redis(unix_socket_path=str(server.socket_path))
+    try:
+        r.execute_command("GRAPH.QUERY", "perm", "CREATE (:N {v: 1})")
+    finally:
+        r.close()
+    server.stop()
+    server.start()  # a restart re-applies the modes to what an older release left 0644
+    assert stat.S_IMODE(server.data_dir.stat().st_mode) == 0o700
+    aof = list((server.data_dir / "appendonlydir").iterdir())
+    assert aof
+    for f in [*aof, server.log_file]:
+        assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
+
+
+def test_a_tcp_listener_requires_the_generated_password(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = EmbeddedServer(EmbeddedSettings(data_dir=tmp_path / "tcp", port=port))
+    try:
+        server.start()
+        assert stat.S_IMODE(server.password_file.stat().st_mode) == 0o600
+        password = server.password()
+        assert password
+        assert len(password) >= 32
+        anonymous = Redis(host="127.0.0.1", port=port)
+        with pytest.raises(AuthenticationError):
+            anonymous.config_get("port")
+        anonymous.close()
+        authed = Redis(host="127.0.0.1", port=port, password=password)
+        assert authed.ping()
+        authed.close()
+        assert server.status().running  # the manager authenticates on the socket too
+        server.stop()
+        assert server.start() is True  # a restart keeps the stored password
+        assert server.password() == password
+    finally:
+        server.stop()
+
+
+def test_restart_waits_for_the_aof_replay_instead_of_timing_out(tmp_path: Path) -> None:
+    """A replay longer than `startup_timeout_s` is waited for while the engine reports loading."""
+    data = tmp_path / "big"
+    first = EmbeddedServer(EmbeddedSettings(data_dir=data))
+    first.start()
+    r = Redis(unix_socket_path=str(first.socket_path))
+    try:
+        r.config_set("aof-use-rdb-preamble", "no")  # keep every write in the AOF to replay
+        for i in range(60):
+            r.execute_command(
+                "GRAPH.QUERY", "big", f"UNWIND range(1, 10000) AS x CREATE (:N {{v: x, b: {i}}})"
+            )
+    finally:
+        r.close()
+    first.stop()
+    lines: list[str] = []
+    # 1 s without an answer would fail the start; the replay takes several seconds here
+    again = EmbeddedServer(EmbeddedSettings(data_dir=data, startup_timeout_s=1.0))
+    again.progress = lines.append
+    try:
+        assert again.start() is True
+        r = Redis(unix_socket_path=str(again.socket_path))
+        rows = r.execute_command("GRAPH.QUERY", "big", "MATCH (n:N) RETURN count(n)")
+        r.close()
+        assert rows[1][0][0] == 600_000
+        assert lines, "no progress line while the AOF replayed"
+    finally:
+        again.stop()

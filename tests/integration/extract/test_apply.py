@@ -124,7 +124,7 @@ async def test_decision_superseded_later_and_snapshots(
     old, new = every["SQLite"], every["PostgreSQL"]
     assert (old.subject, old.predicate, old.kind) == ("database", "uses", "decision")
     assert old.valid_to == new.valid_from
-    assert old.expired_at is not None
+    assert old.expired_at is None  # it ended (valid time); it was not wrong
     assert new.is_open
     assert await facts.sources(new.id) == list(new.source_turn_ids) == [s2.turns[0].id]
     active = {f.object for f in await facts.list_active("demo")}

@@ -63,14 +63,13 @@ async def test_200_facts_exactly_30_contradictions_closed(graph_db: GraphDB) -> 
     )
     assert sorted(later.invalidated) == sorted(t.id for t in targets)
     everything = await repo.list_by_project("p")
-    closed = {f.id for f in everything if f.expired_at is not None}
-    assert closed == {t.id for t in targets}
+    # Superseded facts END in valid time; none is retracted in record time.
+    ended = {f.id for f in everything if f.valid_to is not None}
+    assert ended == {t.id for t in targets}
+    assert [f.id for f in everything if f.expired_at is not None] == []
     by_id = {f.id: f for f in everything}
     for t, n in zip(targets, newer, strict=True):
-        old = by_id[t.id]
-        assert old.valid_to == n.valid_from
-        assert old.expired_at is not None
-        assert to_ms(old.expired_at) == now + 1000
+        assert by_id[t.id].valid_to == n.valid_from
     active = await repo.list_active("p")
     assert len(active) == 200 - 30 + 5 + 1  # 170 + 30 new − 30 closed + 6 decoys
     # Re-asserting the same batch is a no-op.
@@ -99,6 +98,58 @@ async def test_supersedes_edge_and_as_of(graph_db: GraphDB) -> None:
     assert "PostgreSQL" not in [f.object for f in believed]
     known = await repo.list_active("p", as_of=later_day, known_at=now + 10)
     assert [f.object for f in known] == ["PostgreSQL"]
+    # At the default knownAt (now) the valid-time history stays readable ...
+    assert [f.object for f in await repo.list_active("p", as_of=mid)] == ["SQLite"]
+    # ... and before the supersession was recorded, SQLite was believed to hold still.
+    assert [f.object for f in believed] == ["SQLite"]
+    assert believed[0].valid_to is None
+
+
+async def test_berlin_lisbon_porto_as_of_default_known_at(graph_db: GraphDB) -> None:
+    """Issue 14: after Berlin (Jan) → Lisbon (Jul) → Porto (Oct), as-of reads at the default
+    knownAt see each residence in its own time."""
+    repo = FactRepository(graph_db)
+    t = datetime(2026, 1, 10, tzinfo=UTC)
+    now = now_ms() - 60_000
+    for k, (city, day) in enumerate([("Berlin", 0), ("Lisbon", 180), ("Porto", 270)]):
+        vf = t + timedelta(days=day)
+        f = Fact(
+            id=fact_id("p", "user", "lives in", city, to_ms(vf)),
+            project="p",
+            subject="user",
+            predicate="lives in",
+            object=city,
+            kind="other",
+            statement=f"user lives in {city}",
+            valid_from=vf,
+        )
+        await assert_facts(repo, "p", [f], now_ms=now + k * 1000)
+
+    def at(day: int) -> int:
+        return to_ms(t + timedelta(days=day))
+
+    assert [f.object for f in await repo.list_active("p", as_of=at(100))] == ["Berlin"]
+    assert [f.object for f in await repo.list_active("p", as_of=at(200))] == ["Lisbon"]
+    assert [f.object for f in await repo.list_active("p", as_of=at(300))] == ["Porto"]
+    # Known before Lisbon was ingested: Berlin, still open.
+    early = await repo.list_active("p", as_of=at(300), known_at=now + 500)
+    assert [(f.object, f.valid_to) for f in early] == [("Berlin", None)]
+
+
+async def test_moving_back_is_a_new_fact(graph_db: GraphDB) -> None:
+    repo = FactRepository(graph_db)
+    now = now_ms() - 60_000
+    facts = [
+        _fact("p", "user", "lives in", "Berlin", day=0),
+        _fact("p", "user", "lives in", "Lisbon", day=10),
+        _fact("p", "user", "lives in", "Berlin", day=20),
+    ]
+    for k, f in enumerate(facts):
+        out = await assert_facts(repo, "p", [f], now_ms=now + k)
+        assert out.added == [f.id]
+    mid = to_ms(T0 + timedelta(days=15))
+    assert [f.object for f in await repo.list_active("p", as_of=mid)] == ["Lisbon"]
+    assert [f.object for f in await repo.list_active("p")] == ["Berlin"]
 
 
 async def test_late_fact_does_not_close_current(graph_db: GraphDB) -> None:
@@ -114,6 +165,17 @@ async def test_late_fact_does_not_close_current(graph_db: GraphDB) -> None:
     assert stored[current.id].is_open
     assert stored[late.id].valid_to == current.valid_from
     assert stored[late.id].expired_at is None
+
+
+async def test_late_fact_ends_at_the_earliest_later_start(graph_db: GraphDB) -> None:
+    repo = FactRepository(graph_db)
+    now = now_ms() - 60_000
+    await assert_facts(repo, "p", [_fact("p", "db", "uses", "A", day=10)], now_ms=now)
+    await assert_facts(repo, "p", [_fact("p", "db", "uses", "B", day=20)], now_ms=now + 1)
+    late = _fact("p", "db", "uses", "C", day=0)
+    await assert_facts(repo, "p", [late], now_ms=now + 2)
+    stored = {f.id: f for f in await repo.list_by_project("p")}
+    assert stored[late.id].valid_to == T0 + timedelta(days=10)
 
 
 async def test_explicit_contradiction_closes_other_predicate(graph_db: GraphDB) -> None:

@@ -33,7 +33,8 @@ class Script:
         self.corrections: list[dict[str, Any]] = []
 
     def __call__(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        system = " ".join(m["content"] for m in body["messages"] if m["role"] == "system")
+        # a pass's instructions come last, after the transcript
+        system = str(body["messages"][-1]["content"]).rsplit("</", 1)[-1]
         if "PASS 1" in system:
             out: dict[str, Any] = {
                 "summary": "Database layer moved to PostgreSQL.",
@@ -148,5 +149,9 @@ async def test_unreachable_llm_falls_back_to_offline(graph_db: GraphDB, embedder
         await llm.aclose()
     assert len(stub.requests) == 2  # one try plus one retry, then the fallback
     assert rep.corrections_added == 1  # the offline rules found "use PostgreSQL instead of SQLite"
-    assert len(rep.failures) == 1
-    assert "used offline" in rep.failures[0]
+    assert rep.failures == []
+    assert len(rep.fallbacks) == 1
+    assert "used offline rules" in rep.fallbacks[0]
+    summary = hook.ingest_summary()
+    assert summary["fallbacks"] == rep.fallbacks
+    assert summary["llm_usage"] == {} or summary["llm_usage"]["calls"] >= 1

@@ -144,3 +144,38 @@ def test_cli_hooks_run_unless_no_extract(env: None, tmp_path: Path) -> None:
         )
     assert runner.invoke(app, ["ingest", str(log)]).exit_code == 0
     assert calls == ["x"]
+
+
+def test_cli_shows_the_ledger_and_exits_3_when_extraction_falls_back(
+    env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ingest.extract.service import ExtractionHook
+    from tests.openai_stub import run_stub
+
+    def down(path, body):
+        return 503, {"error": {"message": "model is loading"}}
+
+    def factory(db, settings, embedder):
+        return [ExtractionHook(settings, embedder=embedder)]
+
+    app = typer.Typer()
+    register(app, hooks=factory)
+
+    @app.command("noop")
+    def noop() -> None:
+        """Nothing."""
+
+    log = tmp_path / "b.jsonl"
+    log.write_text(
+        json.dumps({"session_id": "y", "role": "user", "content": "No, use pnpm not npm."}) + "\n"
+    )
+    with run_stub(down) as stub:
+        monkeypatch.setenv("REMGRAPH_EXTRACT__USE_LLM", "true")
+        monkeypatch.setenv("REMGRAPH_LLM__BASE_URL", stub.base_url)
+        monkeypatch.setenv("REMGRAPH_LLM__MODEL", "stub")
+        monkeypatch.setenv("REMGRAPH_LLM__MAX_RETRIES", "0")
+        res = CliRunner().invoke(app, ["ingest", str(log)])
+    assert res.exit_code == 3, res.output
+    assert "extraction: llm, 1 sessions; LLM 0 calls (0 retries, 1 failed)" in res.output
+    assert "fell back to the offline rules for 1 sessions" in res.output
+    assert "LLM failed" in res.output

@@ -254,6 +254,29 @@ async def test_missing_path_and_unknown_file_are_reported(
     assert rep.failed
 
 
+async def test_bad_path_arguments_are_reported_and_the_good_file_still_lands(
+    graph_db, ingest_settings, embedder, fixtures: Path, tmp_path: Path
+) -> None:
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)  # a symlink to itself: resolving it loops
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "gone.jsonl")
+    good = fixtures / "generic" / "messages.jsonl"
+    rep = await ingest_paths(
+        graph_db,
+        ingest_settings,
+        [loop, dangling, tmp_path / "nope.jsonl", good],
+        embedder=embedder,
+    )
+    assert [(Path(f.path).name, f.outcome) for f in rep.files] == [("messages.jsonl", "new")]
+    assert rep.turns_new == 6  # every turn of the good file (as in test_ingests_every_format)
+    reasons = {Path(i.file).name: i.reason for i in rep.issues}
+    assert reasons["loop.jsonl"].startswith("cannot open:")
+    assert reasons["gone.jsonl"] == "no such file or directory"
+    assert reasons["nope.jsonl"] == "no such file or directory"
+    assert rep.failed
+
+
 async def test_a_session_removed_from_a_file_is_closed(
     graph_db, ingest_settings, embedder, fixtures: Path
 ) -> None:

@@ -292,3 +292,35 @@ def test_claude_code_agent_file_is_its_own_session() -> None:
     assert s.key == "main-1/agent-a7"
     assert s.meta["parent_session"] == "main-1"
     assert [t.is_sidechain for t in s.turns] == [True, True]
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        FIX / "claude-code" / "representative_messages.jsonl",
+        CODEX,
+        FIX / "chatgpt" / "conversations.json",
+        FIX / "generic" / "messages.jsonl",
+        FIX / "generic" / "single.json",
+    ],
+)
+def test_a_utf8_bom_loses_no_record(path: Path, tmp_path: Path) -> None:
+    bommed = tmp_path / path.name
+    bommed.write_bytes(BOM + path.read_bytes())
+    plain, with_bom = parse(path), parse(bommed)
+    assert detect_format(bommed) == detect_format(path)
+    assert [len(s.turns) for s in with_bom.sessions] == [len(s.turns) for s in plain.sessions]
+    assert [i.reason for i in with_bom.issues] == [i.reason for i in plain.issues]
+
+
+def test_a_bommed_json_array_of_messages_keeps_every_record(tmp_path: Path) -> None:
+    msgs = [
+        {"session_id": "arr", "project": "notes", "role": r, "content": f"message {i}"}
+        for i, r in enumerate(["user", "assistant"] * 2 + ["user"])
+    ]
+    path = tmp_path / "array.json"
+    path.write_bytes(BOM + json.dumps(msgs).encode())
+    assert sum(len(s.turns) for s in parse(path, "generic").sessions) == 5

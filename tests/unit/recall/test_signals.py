@@ -45,6 +45,20 @@ def test_fusion_adds_scaled_scores_to_normalised_rrf() -> None:
     assert fuse([cand("c", scores={"fulltext": 3.0})], W) == {"c": 1.0}
 
 
+def test_vector_pending_says_why_a_turn_has_no_vector_score_and_leaves_the_score() -> None:
+    waiting = cand("t1", ranks={"fulltext": 1}, scores={"fulltext": 2.0}, vector_pending=True)
+    done = dataclasses.replace(waiting, id="t2", vector_pending=False)
+    q = state([waiting, done])
+    assert signals.vector_pending(waiting, q) == 1.0
+    assert signals.vector_pending(done, q) is None
+    [a, b] = score_candidates([waiting, done], understand("x", now=NOW), W, now_ms=0)
+    assert "vector_pending" in a.why or "vector_pending" in b.why
+    why = {r.candidate.id: r.why for r in (a, b)}
+    assert why["t1"]["vector_pending"] == 1.0
+    assert "vector_pending" not in why["t2"]
+    assert a.score == pytest.approx(b.score)  # ranked by the other signals alone
+
+
 def test_neighbour_takes_the_best_neighbours_fused_score_for_turns_only() -> None:
     cs = [
         cand("t1", neighbours=("t2", "t3", "gone")),
@@ -148,6 +162,7 @@ def test_registry_names_are_unique_and_why_follows_the_registry() -> None:
             time_ms=int(datetime(2023, 5, 1, tzinfo=UTC).timestamp() * 1000),
             ranks={"fulltext": 1},
             scores={"fulltext": 2.0},
+            vector_pending=True,
         ),
         cand("les", ItemKind.LESSON, weight=1.0, turn_ids=("t1",), ranks={"vector": 1}),
     ]

@@ -1,8 +1,9 @@
 // mode: write
 // params: rows
 // returns: count
-// why: the FalkorDB vector index only sees vecf32 values.
+// why: the FalkorDB vector index only sees vecf32 values. A vector ends the turn's place in the
+//      embedding backlog.
 UNWIND $rows AS row
 MATCH (n:Turn {id: row.id})
-SET n.embedding = vecf32(row.embedding)
+SET n.embedding = vecf32(row.embedding), n.embed_pending = null, n.embed_text = null
 RETURN count(n) AS count

@@ -80,14 +80,19 @@ KNOWLEDGE = {
 QUALITY = {"quality": 0.8, "clarity": 0.9, "efficiency": 0.7, "knowledge_value": 0.6}
 
 
-def _handler(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    system = " ".join(m["content"] for m in body["messages"] if m["role"] == "system")
-    if "reduce" in system:
+def _instructions(body: dict[str, Any]) -> str:
+    """The instructions of a pass: what follows the last tagged block of the last message."""
+    return str(body["messages"][-1]["content"]).rsplit("</", 1)[-1]
+
+
+def _handler(path: str, body: dict[str, Any], knowledge: dict[str, Any] | None = None):
+    asked = _instructions(body)
+    if "reduce" in asked:
         payload: dict[str, Any] = OVERVIEW
-    elif "PASS 1" in system:
+    elif "PASS 1" in asked:
         payload = OVERVIEW
-    elif "PASS 2" in system:
-        payload = KNOWLEDGE
+    elif "PASS 2" in asked:
+        payload = knowledge or KNOWLEDGE
     else:
         payload = QUALITY
     return 200, chat_completion(json.dumps(payload), prompt_tokens=1000, completion_tokens=100)
@@ -107,10 +112,18 @@ async def test_single_pass_session_maps_to_candidates_with_provenance() -> None:
         r = await ex.extract(_session())
         await llm.aclose()
     assert ex.last_mode == "single"
-    prompts = [" ".join(m["content"] for m in b["messages"]) for _, b in stub.requests]
-    assert [p.split(" (")[0].split()[-1] for p in prompts] == ["1", "2", "3"]
+    prompts = [str(b["messages"][-1]["content"]) for _, b in stub.requests]
+    asked = [_instructions(b) for _, b in stub.requests]
+    assert [a.split("PASS ")[1][0] for a in asked] == ["1", "2", "3"]
     assert all(b["temperature"] <= 0.2 for _, b in stub.requests)
-    assert "[2] user: No, use PostgreSQL instead of SQLite." in prompts[0]
+    # the transcript comes first, with each turn's time; the instructions come last
+    assert "[2] 2026-02-01 00:02 user: No, use PostgreSQL instead of SQLite." in prompts[0]
+    assert prompts[0].startswith("<transcript>")
+    assert prompts[0].index("</transcript>") < prompts[0].index("PASS 1")
+    # pass 2 sees pass 1's overview of the same turns
+    assert "<overview>" in prompts[1]
+    assert "Set up the database layer on PostgreSQL." in prompts[1]
+    assert prompts[1].index("</overview>") < prompts[1].index("PASS 2")
     [topic] = r.topics
     assert topic.turn_ids == ("t0", "t1", "t2")  # ordinal 99 does not exist: dropped
     [fact] = r.facts  # the "ghost" decision cites no real turn: dropped
@@ -126,6 +139,13 @@ async def test_single_pass_session_maps_to_candidates_with_provenance() -> None:
     assert r.enrichment.outcome == "success"
     assert r.enrichment.frustration_signals == 1
     assert r.enrichment.tool_stats == {"Bash": {"calls": 2, "failures": 1}}
+    # what passes 2-3 return beyond the candidates is kept
+    assert r.enrichment.meta == {
+        "llm_clarity": "0.90",
+        "llm_efficiency": "0.70",
+        "llm_knowledge_value": "0.60",
+        "llm_frustration": "[2] No",
+    }
     usage = llm.ledger.as_dict()
     assert usage["calls"] == 3
     assert usage["prompt_tokens"] == 3000
@@ -191,3 +211,28 @@ def test_chunk_turns_overlap_on_boundaries() -> None:
         assert shared, "consecutive chunks overlap"
         assert b[0].ordinal > a[0].ordinal
     assert chunk_turns([], 100, 0.15) == []
+
+
+async def test_items_citing_wrong_turns_are_tied_to_the_turn_that_says_them() -> None:
+    knowledge = {
+        **KNOWLEDGE,
+        "decisions": [],
+        "corrections": [],
+        "repeated_instructions": ["Use PostgreSQL instead of SQLite"],
+        "new_knowledge": [
+            {
+                "title": "Install psycopg before running the tests",
+                "content": "ImportError: no module named psycopg; installed psycopg.",
+                "turns": [42],
+            }
+        ],
+    }
+    with run_stub(lambda path, body: _handler(path, body, knowledge)) as stub:
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm).extract(_session())
+        await llm.aclose()
+    [lesson] = r.lessons
+    assert lesson.turn_ids in {("t4",), ("t5",)}
+    [rule] = r.corrections  # a repeated instruction is a standing rule, tied to the user's turn
+    assert (rule.rule_text, rule.turn_ids) == ("Use PostgreSQL instead of SQLite", ("t2",))
+    assert r.enrichment.meta["llm_repeated_instructions"] == "Use PostgreSQL instead of SQLite"

@@ -97,8 +97,16 @@ def test_extracts_everything_with_provenance() -> None:
     assert any(f.kind == "todo" and f.object == "add a login page" for f in r.facts)
     [lesson] = r.lessons
     assert lesson.title == "Fix: ModuleNotFoundError: No module named 'x'"
+    assert lesson.summary.endswith(": I'll install it with pip install x.")
     assert lesson.turn_ids == ("t4", "t5", "t6")
-    assert "pip install x" in lesson.content
+    # problem → cause → fix → verification, each quoted from the session, with provenance
+    sections = [line for line in lesson.content.splitlines() if line.startswith("## ")]
+    assert sections == ["## Problem", "## Cause", "## Fix", "## Verification", "## Provenance"]
+    assert "While working on: Let's use SQLite for the database." in lesson.content
+    assert "\nThe x package is missing\n" in lesson.content
+    assert "- I'll install it with pip install x." in lesson.content
+    assert "===== 12 passed in 0.3s =====" in lesson.content
+    assert "- verification: t6" in lesson.content
     assert r.entities.technologies[:3] == ("sqlite", "unittest", "pytest")
     assert r.entities.people == ("Ann",)
     assert r.enrichment.tool_stats == {"Bash": {"calls": 2, "failures": 1}}
@@ -163,10 +171,41 @@ def test_insight_lessons() -> None:
         )
     )
     got = [(x.category, x.title, x.turn_ids) for x in r.lessons]
-    assert got == [
-        ("gotcha", "The port 8080 was already taken by another container", ("t0",)),
-        ("best-practice", "Small daily habits beat big bursts of effort", ("t1",)),
-    ]
+    # a technical gotcha is kept; a life maxim in a session with no work in it is not a lesson
+    assert got == [("gotcha", "The port 8080 was already taken by another container", ("t0",))]
+    work = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Why does the deploy hang?"),
+            ("assistant", "Checking.", "Bash", None),
+            ("tool", "ok", "Bash", True),
+            ("user", "I've learned that small daily habits beat big bursts of effort."),
+        )
+    )
+    [lesson] = work.lessons
+    assert lesson.turn_ids == ("t0", "t3")  # with the turn it answers
+    assert lesson.content.startswith("Context: Why does the deploy hang?")
+
+
+def test_error_then_clean_rerun_of_the_same_command_is_a_lesson() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Run the migrations."),
+            (
+                "tool",
+                "pnpm migrate\nError: SQLITE_CANTOPEN: unable to open database file",
+                "Bash",
+                None,
+            ),
+            ("assistant", "The data directory did not exist; creating ./data and re-running."),
+            ("tool", "pnpm migrate\n12 migrations applied", "Bash", None),
+        )
+    )
+    [lesson] = r.lessons
+    assert lesson.category == "problem-solution"
+    assert "`pnpm migrate` failed with:" in lesson.content
+    assert "## Cause\nThe data directory did not exist\n" in lesson.content
+    assert "- creating ./data and re-running." in lesson.content
+    assert "12 migrations applied" in lesson.content
 
 
 def test_model_speakers_are_not_people() -> None:

@@ -1,0 +1,7 @@
+// mode: write
+// params: ids, now
+// returns: id
+UNWIND $ids AS id
+MATCH (a:RemAction {id: id})
+SET a.undone_at = $now
+RETURN a.id AS id

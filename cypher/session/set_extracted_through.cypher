@@ -1,0 +1,8 @@
+// mode: write
+// params: rows
+// returns: count
+// why: written after the session's knowledge items (and its deferred backlog item), never before.
+UNWIND $rows AS row
+MATCH (s:Session {id: row.id})
+SET s.extracted_through = row.extracted_through
+RETURN count(s) AS count

@@ -1,0 +1,78 @@
+"""The embedding backlog: turns searchable before their vectors, then filled by one drain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from graph.db import GraphDB
+from graph.repositories.backlog import BacklogRepository
+from graph.repositories.jobs import JobRepository
+from graph.repositories.recall import RecallRepository
+from graph.repositories.topics import TopicRepository
+from ingest.backlog import LOCK_ID, drain_backlog
+from ingest.config import IngestSettings
+from ingest.extract.service import ExtractionHook
+from ingest.pipeline import ingest_paths
+from recall.config import RankingSection
+from recall.retrieval import RetrievalService
+from tests.support.hash_embedder import HashEmbedder
+
+
+def _transcript(path: Path) -> Path:
+    lines = [
+        ("user", "The deploy of the billing service failed with error E42 on port 5432."),
+        ("assistant", "Fixed by restarting the billing pool; all tests pass now."),
+        ("user", "No, use podman instead of docker for the builds."),
+        ("assistant", "We discussed kubernetes ingress and billing latency budgets."),
+    ]
+    with path.open("w") as f:
+        for i in range(24):
+            role, text = lines[i % 4]
+            rec = {"session_id": f"s{i // 8}", "project": "bk", "id": f"m{i}", "role": role}
+            f.write(json.dumps({**rec, "content": text, "timestamp": 1_700_000_000 + i}) + "\n")
+    return path
+
+
+async def test_no_wait_leaves_turns_searchable_then_one_drain_fills_them(
+    graph_db: GraphDB, tmp_path: Path
+) -> None:
+    path = _transcript(tmp_path / "t.jsonl")
+    settings = IngestSettings(ingest={"backlog_batch": 5})
+    emb = HashEmbedder()
+    hook = ExtractionHook(settings, embedder=emb)
+    rep = await ingest_paths(
+        graph_db, settings, [path], hooks=[hook], embedder=emb, wait_embeddings=False
+    )
+    assert rep.turns_new == 24
+    backlog = BacklogRepository(graph_db)
+    status = await backlog.status()
+    assert status["turns"] == 24
+    assert status["extract"] == 3  # one queued extraction per session
+    assert await TopicRepository(graph_db).list_all() == []  # topic matching needs vectors
+
+    # Searchable by text now; `why` says the vector is missing.
+    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection())
+    res = await svc.context("billing deploy error", ("bk",), limit=5, token_budget=None)
+    turns = [r for r in res.items if r.candidate.kind.value == "turn"]
+    assert turns
+    assert all(r.why.get("vector_pending") == 1.0 for r in turns)
+
+    # Another holder of the lock: a non-waiting drain leaves the work to it.
+    jobs = JobRepository(graph_db)
+    assert await jobs.acquire_lock(LOCK_ID, "someone-else", now_ms=1, ttl_ms=10**13)
+    skipped = await drain_backlog(graph_db, settings, emb, wait=False)
+    assert not skipped.ran
+    assert (await backlog.status())["turns"] == 24
+    assert await jobs.release_lock(LOCK_ID, "someone-else")
+
+    done = await drain_backlog(graph_db, settings, emb)
+    assert done.turns_embedded == 24
+    assert done.extractions == 3
+    assert await backlog.status() == {"turns": 0, "extract": 0}
+    assert await TopicRepository(graph_db).list_all()
+    res = await svc.context("billing deploy error", ("bk",), limit=5, token_budget=None)
+    assert not any("vector_pending" in r.why for r in res.items)
+    assert all(
+        "vector" in r.candidate.scores for r in res.items if r.candidate.kind.value == "turn"
+    )

@@ -1,0 +1,66 @@
+from consolidate.digest import Line, digest, pick, rank_lines
+from consolidate.rollup import Block, render
+from graph.rows import SessionTurn
+
+
+def _turns(texts: list[tuple[str, str]]) -> list[SessionTurn]:
+    return [
+        SessionTurn(
+            session_id="s1",
+            id=f"t{i}",
+            ordinal=i,
+            role="user",
+            speaker=who,
+            text=text,
+            at=1_700_000_000_000 + i,
+        )
+        for i, (who, text) in enumerate(texts)
+    ]
+
+
+TURNS = _turns(
+    [
+        ("Ana", "Hello there!"),
+        ("Ben", "I finished the garden fence and planted tomatoes in the garden beds."),
+        ("Ana", "The garden fence looks great, the tomatoes will love the garden sun."),
+        ("Ben", "Okay."),
+        ("Ana", "My sister visits next week and she wants to see the garden."),
+    ]
+)
+
+
+def test_rank_lines_prefers_the_subject_attributes_speakers_and_skips_greetings():
+    lines = rank_lines("s1", TURNS)
+    texts = [x.text for x in lines]
+    assert all(not t.endswith(("Hello there!", "Okay.")) for t in texts)
+    assert texts[0].startswith(("Ben: ", "Ana: "))
+    assert "garden" in texts[0]
+    assert rank_lines("s1", TURNS) == lines  # deterministic
+
+
+def test_digest_themes_leave_out_speakers_and_ignore_a_one_sentence_summary():
+    d = digest(
+        "s1",
+        0,
+        [*TURNS, SessionTurn(session_id="s1", ordinal=9, speaker="Garden", text="Garden garden")],
+        "Hi!",
+    )
+    assert d.themes[0] == "fence" or "garden" not in d.themes
+    assert d.summary == ""
+    assert d.speakers == ("Ana", "Ben", "Garden")
+
+
+def test_pick_fills_round_robin_within_room_in_time_order():
+    a = [Line(f"A{i} " + "x" * 50, 10 - i, i, i, "a") for i in range(5)]
+    b = [Line(f"B{i} " + "y" * 50, 20 + i, i, i, "b") for i in range(5)]
+    got = pick([a, b], room=4 * 57)
+    assert [x.text[:2] for x in got] == ["A1", "A0", "B0", "B1"]
+
+
+def test_render_fills_to_target_and_never_passes_the_budget():
+    pool = tuple(Line(f"Ana: sentence number {i} " + "w " * 40, i, i, i, "s") for i in range(200))
+    text, cut = render("Daily", [], 8_000, blocks=[Block("10:00", (), pool)], target=5_000)
+    assert not cut
+    assert 4_800 <= len(text.encode()) <= 5_000
+    capped, _ = render("Weekly", [], 8_000, blocks=[Block("Mon", (), pool, cap=3)], target=5_000)
+    assert capped.count("\n- ") == 3
