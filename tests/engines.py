@@ -215,3 +215,28 @@ def deselect_neo4j(config: pytest.Config, items: list[pytest.Item]) -> None:
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+async def run_text(db: GraphDB, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run Cypher text as is, as Neo4j Browser would (guides are not registry queries).
+
+    Nodes and relationships come back with `.properties` on both engines.
+    """
+    if isinstance(db, FalkorDBGraph):
+        from graph.engines.falkordb import params_header
+
+        res = await db._graph.ro_query(params_header(params) + text)
+        cols = [h[1] for h in res.header]
+        return [dict(zip(cols, row, strict=True)) for row in res.result_set]
+    records, _, _ = await db._driver.execute_query(text, params)  # type: ignore[attr-defined]
+    return [
+        {k: _Props(dict(v.items())) if hasattr(v, "element_id") else v for k, v in r.items()}
+        for r in records
+    ]
+
+
+class _Props:
+    """A Neo4j node or relationship seen as FalkorDB's client shows one: `.properties`."""
+
+    def __init__(self, properties: dict[str, Any]) -> None:
+        self.properties = properties

@@ -11,12 +11,12 @@ import pytest
 from consolidate.runner import run_job
 from core.timeutil import OPEN
 from graph.db import GraphDB
-from graph.engines.falkordb import FalkorDBGraph, params_header
 from graph.explore import browser_queries, instructions
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRepository
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
 from remgraph.wiring import extraction_hooks
+from tests.engines import run_text
 from tests.shared_embedder import shared_local_embedder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -24,12 +24,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 async def _run(db: GraphDB, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     # Guides are documentation for Neo4j Browser, not registry queries: run their text as is.
-    if isinstance(db, FalkorDBGraph):
-        res = await db._graph.ro_query(params_header(params) + text)
-        cols = [h[1] for h in res.header]
-        return [dict(zip(cols, row, strict=True)) for row in res.result_set]
-    records, _, _ = await db._driver.execute_query(text, params)  # type: ignore[attr-defined]
-    return [r.data() for r in records]
+    return await run_text(db, text, params)
 
 
 @pytest.fixture
