@@ -24,6 +24,24 @@ log = logging.getLogger("remgraph.graph.db")
 _INDEX_STATUS = Q("admin.index_status")
 
 
+class _NotificationsToDebug(logging.Filter):
+    """Server notifications (e.g. `AggregationSkippedNull`) are hints for developers: the driver
+    logs each as a WARNING; this filter demotes them to DEBUG so they never reach a user's terminal
+    at the default level, yet stay in a debug log.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG) or any(
+            h.level <= logging.DEBUG for h in logging.getLogger().handlers
+        )
+
+
+_NOTIFICATIONS = logging.getLogger("neo4j.notifications")
+if not any(isinstance(f, _NotificationsToDebug) for f in _NOTIFICATIONS.filters):
+    _NOTIFICATIONS.addFilter(_NotificationsToDebug())
+
+
 @contextlib.contextmanager
 def _translate(name: str, address: str) -> Iterator[None]:
     """Map driver exceptions to the graph core's, most specific first (httpx's map_exceptions)."""
