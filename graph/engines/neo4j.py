@@ -25,9 +25,10 @@ _INDEX_STATUS = Q("admin.index_status")
 
 
 class _NotificationsToDebug(logging.Filter):
-    """Server notifications (e.g. `AggregationSkippedNull`) are hints for developers: the driver
-    logs each as a WARNING; this filter demotes them to DEBUG so they never reach a user's terminal
-    at the default level, yet stay in a debug log.
+    """Demote the driver's server notifications (e.g. `AggregationSkippedNull`) to DEBUG.
+
+    The driver logs each as a WARNING; they are hints for developers, so they stay in a debug log
+    and never reach a user's terminal at the default level.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
