@@ -48,11 +48,8 @@ _UNAVAILABLE = "... on Unavailable { capability message }"
 CONTEXT_DOC = (
     "query($query: String!, $project: String, $tokenBudget: Int, $limit: Int!, $asOf: DateTime) {"
     " context(query: $query, project: $project, tokenBudget: $tokenBudget, limit: $limit,"
-    " asOf: $asOf) { __typename ... on ContextPayload { totalTokens terms speakers items { "
-    + _ITEM
-    + " } } "
-    + _SCOPE_ERRORS
-    + " } }"
+    " asOf: $asOf) { __typename ... on ContextPayload { totalTokens terms speakers answerable"
+    " answerableWhy { name value } items { " + _ITEM + " } } " + _SCOPE_ERRORS + " } }"
 )
 SEARCH_DOC = (
     "query($query: String!, $mode: SearchMode!, $project: String, $first: Int!) {"

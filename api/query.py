@@ -17,6 +17,7 @@ from api.types.context import (
     ContextPayload,
     SearchHit,
     SearchHitConnection,
+    Signal,
     TimeRangeType,
 )
 from api.types.conversation import (
@@ -232,6 +233,8 @@ class Query:
                 TimeRangeType(label=t.label, start=from_ms(t.start_ms), end=from_ms(t.end_ms))
                 for t in result.intent.times
             ],
+            answerable=result.answerable.score,
+            answerable_why=[Signal(name=k, value=v) for k, v in result.answerable.reasons.items()],
         )
 
     @strawberry.field

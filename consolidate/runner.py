@@ -9,6 +9,7 @@ later cycles until `max_attempts`, after which it is flagged with a `job_failed`
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
@@ -19,7 +20,15 @@ from typing import Any
 
 from consolidate.config import ConsolidateSettings, Schedule
 from consolidate.jobs import JOBS
-from consolidate.models import ALL_PROJECTS, CycleReport, JobContext, JobReport, JobStatusView
+from consolidate.models import (
+    ALL_PROJECTS,
+    CycleReport,
+    JobContext,
+    JobFn,
+    JobReport,
+    JobResult,
+    JobStatusView,
+)
 from consolidate.report import recommendation, write_report
 from consolidate.schedule import Due, is_due, next_cron
 from core.ids import make_id
@@ -133,7 +142,7 @@ async def run_job(
         log.info("job %s (%s) run %s attempt %d started", name, project, run_id, attempt)
         error: str | None = None
         try:
-            result = await job.run(ctx)
+            result = await _run_per_project(job.run, ctx, jobs)
         except Exception as e:  # any job failure is recorded, never propagated
             log.exception("job %s (%s) run %s failed", name, project, run_id)
             error = f"{type(e).__name__}: {e}"
@@ -198,6 +207,40 @@ async def run_job(
         )
     finally:
         await jobs.release_lock(lid, owner)
+
+
+async def _run_per_project(run: JobFn, ctx: JobContext, jobs: JobRepository) -> JobResult:
+    """Run the job on `ctx.project`; over all projects (`*`), once per project, results merged.
+
+    Everything a job derives (topics, layers, primers, communities, findings) comes from one
+    project's material: a run over every project never mixes them.
+    """
+    if ctx.project != ALL_PROJECTS:
+        return await run(ctx)
+    merged = JobResult()
+    for project in await jobs.projects():
+        part = await run(dataclasses.replace(ctx, project=project))
+        merged.findings.extend(part.findings)
+        for key, value in part.summary.items():
+            _merge_value(merged.summary, key, value)
+        for key, value in part.report.items():
+            _merge_value(merged.report, key, value)
+    return merged
+
+
+def _merge_value(into: dict[str, Any], key: str, value: Any) -> None:
+    """Counters add up, lists concatenate; anything else keeps the first project's value."""
+    have = into.get(key)
+    if have is None:
+        into[key] = list(value) if isinstance(value, list) else value
+    elif isinstance(have, list) and isinstance(value, list):
+        have.extend(value)
+    elif _is_number(have) and _is_number(value):
+        into[key] = have + value
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 ABANDONED = "abandoned: the run stopped before it finished (process killed); its lock expired"

@@ -12,6 +12,9 @@ Each file starts with a header of `// key: value` lines:
   empty)
 - `returns:` comma-separated column names the body returns (required for read/write, may be empty)
 - `dialect-only:` `yes` in a dialect file that has no portable counterpart
+- `scope:` who may reach a query that takes neither `$project` nor `$projects`: `internal` (by id,
+  ids from a project-scoped read, or a write of items one project's code built) or `admin`
+  (operators' commands, never an API key); a query taking `$project`/`$projects` is `project`
 - `why:` free text
 
 A file whose header says `// fragment: yes` (with `params:` and optionally `returns:`, no `mode:`)
@@ -31,9 +34,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import LiteralString, cast
+from typing import Literal, LiteralString, cast
 
 from graph.errors import QueryFileError, UnknownQueryError
+
+Scope = Literal["project", "internal", "admin"]
+"""Who may reach a query (`Query.scope`)."""
 
 
 class Mode(StrEnum):
@@ -66,6 +72,8 @@ class Query:
     dialect_only: bool = False
     includes: tuple[str, ...] = ()
     """Fragments spliced into `text` (`// include:`), directly or through another fragment."""
+    scope: Scope = "project"
+    """`project` (takes `$project`/`$projects`), `internal` or `admin` (the `scope:` header)."""
 
     def statements(self) -> list[LiteralString]:
         """Split a schema file into statements at lines holding only `;`."""
@@ -304,7 +312,47 @@ def parse_file(
         dialect=dialect,
         dialect_only=header.get("dialect-only", "").lower() in {"yes", "true"},
         includes=includes,
+        scope=_scope(rel, header, declared, composed) if mode is not Mode.SCHEMA else "admin",
     )
+
+
+SCOPES: tuple[Scope, ...] = ("project", "internal", "admin")
+
+PROJECT_LABELS = frozenset(
+    {
+        "Backlog", "Community", "CommunityRun", "ContextQuery", "Correction", "Fact", "Finding",
+        "JobRun", "Lesson", "LessonVersion", "Primer", "Project", "ProjectSnapshot",
+        "ReferenceLayer", "RemAction", "RemState", "Session", "SourceFile", "Topic", "Turn",
+    }
+)  # fmt: skip
+"""Labels whose nodes belong to one project: a query touching them is scoped or says why not."""
+
+_LABEL = re.compile(r"\(\s*\w*\s*:\s*(\w+)")
+
+
+def _scope(rel: str, header: dict[str, str], declared: frozenset[str], text: str) -> Scope:
+    """The `scope:` header; `project` exactly when the query takes `$project` or `$projects`.
+
+    A query that touches a project's nodes without taking the project must say who reaches it.
+    """
+    scoped = bool(declared & {"project", "projects"})
+    value = header.get("scope", "project" if scoped else "")
+    if not value:
+        owned = sorted(set(_LABEL.findall(_strip_comments(text))) & PROJECT_LABELS)
+        if owned:
+            raise QueryFileError(
+                rel,
+                f"touches project-owned {', '.join(owned)} without `$project`/`$projects`: "
+                "filter by project, or declare `// scope: internal` or `// scope: admin`",
+            )
+        value = "internal"
+    if value not in SCOPES:
+        raise QueryFileError(rel, f"`// scope: {value}`: expected one of {', '.join(SCOPES)}")
+    if (value == "project") != scoped:
+        raise QueryFileError(
+            rel, "`scope: project` means the query takes `$project` or `$projects`, and only that"
+        )
+    return cast(Scope, value)
 
 
 def cypher_dir() -> Path:

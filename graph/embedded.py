@@ -336,9 +336,11 @@ class EmbeddedServer:
                 if self._proc is not None:
                     self._proc.wait()
                 raise EngineStartError(f"embedded FalkorDB exited during start: {self._log_tail()}")
-            loading = loading_progress(_command(self.socket_path, b"INFO persistence", password))
-            if loading is not None:
+            info = _command(self.socket_path, b"INFO persistence", password)
+            if info:  # it answers (or is busy replaying): alive, not a failed start
                 deadline = time.monotonic() + self.settings.startup_timeout_s
+            loading = loading_progress(info)
+            if loading is not None:
                 if time.monotonic() >= next_note:
                     self.progress(f"embedded FalkorDB is replaying its AOF: {loading}")
                     next_note = time.monotonic() + 5.0

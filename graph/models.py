@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from core import timeutil
 
@@ -281,12 +281,18 @@ class Entities(BaseModel):
 
 
 class Topic(Temporal):
-    """A subject discussed across sessions; global (not owned by one project)."""
+    """A subject discussed across the sessions of one project.
+
+    Owned by one project like every derived item: its keywords, counts, mentions and weight come
+    from that project's turns only (the same subject in two projects is two topics).
+    """
 
     id: str
-    """Deterministic id from the normalised title."""
+    """Deterministic id from the project and the normalised title."""
+    project: str = ""
+    """Owning project slug (empty only on legacy global topics, which no read serves)."""
     projects: tuple[str, ...] = ()
-    """Projects in which it was discussed."""
+    """`(project,)`: kept for the GraphQL field and older readers."""
     sessions: tuple[str, ...] = ()
     """Session ids in which it was discussed."""
     title: str
@@ -309,6 +315,15 @@ class Topic(Temporal):
     """Lifecycle phase."""
     embedding: Embedding | None = Field(default=None, repr=False)
     """Title/keyword embedding."""
+
+    @model_validator(mode="after")
+    def _one_owner(self) -> Topic:
+        """`project` and `projects` name the same single owner (either may be given)."""
+        if not self.project and len(self.projects) == 1:
+            object.__setattr__(self, "project", self.projects[0])
+        elif self.project and not self.projects:
+            object.__setattr__(self, "projects", (self.project,))
+        return self
 
 
 class Lesson(Temporal):

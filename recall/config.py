@@ -78,3 +78,8 @@ class RankingSection(BaseModel):
     """Maximal marginal relevance trade-off: 1 ranks by relevance only, 0 by novelty only."""
     min_score: float = Field(default=0.0, ge=0)
     """Items scoring below this are dropped."""
+    rules_first: int = Field(default=3, ge=0, le=20)
+    """At most this many rules and preferences in force open every `context` answer (those the
+    query shares a word with or is similar to, and standing instructions: "always", "never")."""
+    rule_min_similarity: float = Field(default=0.3, ge=-1, le=1)
+    """Cosine similarity to the query from which a rule in force counts as relevant."""

@@ -3,9 +3,10 @@
 - **hit@k**: share of questions (categories 1–4, non-empty evidence) with at least one evidence turn
   among the top k retrieved turns;
 - **all@k**: share whose every evidence turn is in the top k;
-- **AUC**: how well the top score separates answerable (categories 1–4) from unanswerable
-  (category 5) questions: the probability that a random answerable question's top score beats a
-  random unanswerable one's (Mann–Whitney U / (n_pos × n_neg), ties count one half).
+- **AUC**: how well a question's score separates answerable (categories 1–4) from unanswerable
+  (category 5) questions: the probability that a random answerable question's score beats a
+  random unanswerable one's (Mann–Whitney U / (n_pos × n_neg), ties count one half). The score
+  is `context`'s `answerable` for remgraph and the top hit's score for the baselines.
 """
 
 from __future__ import annotations
@@ -121,7 +122,9 @@ def markdown_table(reports: Mapping[str, Mapping[str, Any]], ks: Sequence[int] =
             cells += [f"{row[f'all@{k}']:.3f}" for k in ks]
             lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("| method | AUC (top score, answerable vs category 5) |")
+    lines.append(
+        "| method | AUC answerable vs category 5 (remgraph: `answerable`; baselines: top score) |"
+    )
     lines.append("|---|---|")
     for method, rep in reports.items():
         a = rep.get("auc_answerable_vs_adversarial")

@@ -22,6 +22,8 @@ from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
+from knowledge.rules import CURRENT_STATUSES
+from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_candidates
 from recall.config import RankingSection
 from recall.lexical import bm25, prune_terms
@@ -52,6 +54,11 @@ Terms = tuple[list[str], list[str], dict[str, int]]
 """`search_words`: (every query word, the words searched for, estimated frequency of the others)."""
 
 
+def _in_force(h: KnowledgeHit) -> bool:
+    """A rule or preference (graduated, or confirmed: confirming makes it a rule)."""
+    return h.status in CURRENT_STATUSES
+
+
 @dataclass
 class ContextResult:
     """Ranked items plus what the ranking saw."""
@@ -60,6 +67,8 @@ class ContextResult:
     intent: QueryIntent
     candidates: int
     timings_ms: dict[str, float] = field(default_factory=dict)
+    answerable: Answerability = field(default_factory=lambda: Answerability(0.0, {}))
+    """How likely the items answer the query (`recall.answerable`)."""
 
 
 @dataclass(frozen=True)
@@ -379,8 +388,12 @@ class RetrievalService:
         vector: list[float] | None,
         timings: dict[str, float] | None = None,
         knowledge: bool = True,
+        extra: Sequence[KnowledgeHit] = (),
     ) -> list[Candidate]:
-        """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs."""
+        """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs.
+
+        `extra` are knowledge items to consider whatever the searches found (the rules in force).
+        """
         w = self.ranking
         t0 = time.perf_counter()
         terms = await self.search_words(intent.keyword_query, projects)
@@ -411,7 +424,7 @@ class RetrievalService:
                 top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
             ),
         )
-        pool = await self._knowledge_pool(found, derived, projects, vector)
+        pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector)
         t2 = time.perf_counter()
         if timings is not None:
             timings.update(search=(t1 - t0) * 1000, expand_fetch=(t2 - t1) * 1000)
@@ -491,6 +504,40 @@ class RetrievalService:
             out.append(r)
         return out
 
+    def _rules_first(
+        self,
+        scored: Sequence[Ranked],
+        rules: dict[str, bool],
+        limit: int,
+        token_budget: int | None,
+    ) -> list[Ranked]:
+        """The user's instructions this answer opens with (`RankingSection.rules_first` at most).
+
+        `rules`: the corrections in force, each with whether it is a rule or preference (or
+        confirmed). A rule or preference counts whatever the task (few per project, and what the
+        user asked for every time); an early-stage correction when the query shares a word with
+        it or is similar to it. The most relevant first; each carries `rule_first` in its `why`.
+        """
+        w = self.ranking
+        picked: list[tuple[float, Ranked]] = []
+        for r in scored:
+            c = r.candidate
+            if c.id not in rules:
+                continue
+            lexical = c.scores.get(FULLTEXT, 0.0)
+            similar = c.scores.get(VECTOR, 0.0)
+            if lexical > 0 or similar >= w.rule_min_similarity or rules[c.id]:
+                picked.append((similar + (1.0 if lexical > 0 else 0.0), r))
+        picked.sort(key=lambda x: -x[0])
+        out: list[Ranked] = []
+        left = token_budget
+        for _, r in picked[: min(w.rules_first, limit)]:
+            if left is not None and r.candidate.tokens > left:
+                continue
+            out.append(dataclasses.replace(r, why={**r.why, "rule_first": 1.0}))
+            left = None if left is None else left - r.candidate.tokens
+        return out
+
     async def context(
         self,
         query: str,
@@ -516,6 +563,14 @@ class RetrievalService:
         vector = await self.embed_query(query) if use_vector else None
         t1 = time.perf_counter()
         timings["understand_embed"] = (t1 - t0) * 1000
+        with_rules = self.ranking.rules_first > 0 and (
+            kinds is None or ItemKind.CORRECTION in kinds
+        )
+        rules = (
+            await self._repo.rules_in_force(projects, as_of=as_of_ms, known_at=known_ms)
+            if with_rules and projects
+            else []
+        )
         cands = await self.candidates(
             query,
             intent,
@@ -524,23 +579,35 @@ class RetrievalService:
             known_at=known_ms,
             vector=vector,
             timings=timings,
+            extra=rules,
         )
-        if kinds is not None:
-            cands = [c for c in cands if c.kind in kinds or c.kind is ItemKind.TURN]
         t2 = time.perf_counter()
         # Ranking is pure CPU (tens of ms for a long query): it runs in a worker thread so the
         # event loop keeps serving other callers' requests meanwhile.
         scored = await asyncio.to_thread(
             score_candidates, cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now
         )
+        if kinds is not None:  # before the limit: `limit` items of the kinds asked for
+            scored = [r for r in scored if r.candidate.kind in kinds]
+        first = self._rules_first(scored, {h.id: _in_force(h) for h in rules}, limit, token_budget)
+        opened = {r.candidate.id for r in first}
+        rest = [r for r in scored if r.candidate.id not in opened]
+        room = limit - len(first)
+        budget = (
+            None if token_budget is None else token_budget - sum(r.candidate.tokens for r in first)
+        )
         if pack:
-            head = await self._with_texts(scored[: mmr_pool_size(limit)], projects)
-            items = await asyncio.to_thread(
-                mmr_pack, head, lam=self.ranking.mmr_lambda, limit=limit, token_budget=token_budget
+            head = await self._with_texts(rest[: mmr_pool_size(room)], projects)
+            items = first + await asyncio.to_thread(
+                mmr_pack, head, lam=self.ranking.mmr_lambda, limit=room, token_budget=budget
             )
         else:
-            items = await self._with_texts(scored[:limit], projects)
-        if kinds is not None:
-            items = [r for r in items if r.candidate.kind in kinds]
+            items = first + await self._with_texts(rest[:room], projects)
         timings["rank"] = (time.perf_counter() - t2) * 1000
-        return ContextResult(items=items, intent=intent, candidates=len(cands), timings_ms=timings)
+        return ContextResult(
+            items=items,
+            intent=intent,
+            answerable=answerability(intent, items),
+            candidates=len(cands),
+            timings_ms=timings,
+        )

@@ -141,6 +141,9 @@ class ContextResult(_Model):
     candidates: int = 0
     terms: list[str] = Field(default_factory=list)
     speakers: list[str] = Field(default_factory=list)
+    answerable: float = 0.0
+    """How likely the items answer the query (0-1): low means nothing is known."""
+    answerable_why: list[Signal] = Field(default_factory=list)
 
 
 class Turn(_Model):
@@ -247,7 +250,8 @@ _CONTEXT = (
     "query($query: String!, $project: String, $tokenBudget: Int, $limit: Int!, $asOf: DateTime,"
     " $kinds: [ContextKind!]) { result: context(query: $query, project: $project,"
     " tokenBudget: $tokenBudget, limit: $limit, asOf: $asOf, kinds: $kinds) { __typename"
-    " ... on ContextPayload { totalTokens candidates terms speakers items { id kind text score"
+    " ... on ContextPayload { totalTokens candidates terms speakers answerable"
+    " answerableWhy { name value } items { id kind text score"
     " tokens why { name value } provenance { project sessionId turnIds timestamp speaker } } }"
     " ... on InvalidInput { field message } ... on Forbidden { project message } } }"
 )

@@ -169,7 +169,8 @@ class _Questions:
                 d = self._dia.get(tid)
                 if d and d not in ranked:
                     ranked.append(d)
-        return tuple(ranked[:k_max]), ctx.items[0].score if ctx.items else 0.0
+        # "nothing known" is judged by `answerable`, not by the best item's score
+        return tuple(ranked[:k_max]), ctx.answerable.score
 
     async def _bm25(self, q: str, scope: tuple[str, ...], now: int) -> list[TurnHit]:
         # Plain BM25 scores every match (a whole conversation is < 1,000 turns): the exact

@@ -109,6 +109,14 @@ class ContextPayload:
     terms: list[str]
     speakers: list[str]
     time_ranges: list[TimeRangeType]
+    answerable: float = strawberry.field(
+        description="How likely the items answer the query, 0-1: low means nothing is known "
+        "(`recall.answerable`)."
+    )
+    answerable_why: list[Signal] = strawberry.field(
+        description="What `answerable` rests on: coverage of the query's words by the best item, "
+        "and by what the speakers it names said versus others."
+    )
 
 
 @strawberry.type

@@ -204,7 +204,9 @@ async def run(ctx: JobContext) -> JobResult:
     nodes = await CommunityRepository(ctx.db).project_nodes(ctx.project_filter, ctx.now_ms)
     items = [n for n in nodes if n.kind != "topic"]
     turns: dict[str, list[ExampleTurn]] = defaultdict(list)
-    for x in await layers_repo.topic_turns([t.id for t in todo], ctx.now_ms, EXAMPLE_TURNS):
+    for x in await layers_repo.topic_turns(
+        [t.id for t in todo], ctx.project, ctx.now_ms, EXAMPLE_TURNS
+    ):
         turns[x.topic_id].append(x)
     context = await _context(layers_repo, turns, cfg.reference_min_tokens * FILL_FACTOR, ctx)
     out = [build_layer(ctx, t, items, turns.get(t.id, []), context.get(t.id, [])) for t in todo]
@@ -226,7 +228,7 @@ async def _context(
         for x in xs
     ]
     out: dict[str, list[ExampleTurn]] = defaultdict(list)
-    for x in await repo.context_turns(short, ctx.now_ms) if short else []:
+    for x in await repo.context_turns(short, ctx.project, ctx.now_ms) if short else []:
         out[x.topic_id].append(x)
     return out
 

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: deleted
 // why: co-occurrence edges an evaluation added between topics that existed before it.
 UNWIND $rows AS row

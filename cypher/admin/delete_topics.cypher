@@ -1,5 +1,6 @@
 // mode: write
 // params: ids
+// scope: admin
 // returns: deleted
 // why: topics an evaluation created (they did not exist before it) go with its projects.
 UNWIND $ids AS id

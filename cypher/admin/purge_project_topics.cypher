@@ -1,10 +1,10 @@
 // mode: write
 // params: project
 // returns: deleted
-// why: topics are global (a `projects` list): purging a project deletes the topics no other
-//      project mentions, with their MENTIONS and RELATED_TO edges (`admin.unlist_project_topics`
-//      then takes the project out of the shared ones; FalkorDB drops a SET followed by a filtering
-//      WITH in one statement, hence two queries).
+// why: purging a project deletes its topics (each topic has one owner, its `projects` list is
+//      that one slug) with their MENTIONS and RELATED_TO edges; legacy global topics listing
+//      several projects lose the purged one (`admin.unlist_project_topics`; FalkorDB drops a SET
+//      followed by a filtering WITH in one statement, hence two queries).
 MATCH (t:Topic)
 WHERE $project IN t.projects AND all(p IN t.projects WHERE p = $project)
 DETACH DELETE t

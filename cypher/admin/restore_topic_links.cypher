@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: restored
 // why: puts kept co-occurrence edge properties back (nulls remove properties added since).
 UNWIND $rows AS row

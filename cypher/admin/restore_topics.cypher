@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: restored
 // why: puts kept topic properties back; rows hold a null for every property added since, which
 //      removes it.

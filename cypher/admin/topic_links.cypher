@@ -1,5 +1,6 @@
 // mode: read
 // params:
+// scope: admin
 // returns: source, target, props
 // why: co-occurrence edges between topics, kept and put back around an evaluation (see
 //      admin.topic_state).

@@ -1,5 +1,6 @@
 // mode: read
 // params:
+// scope: admin
 // returns: id, props
 // why: topics are global today, so an evaluation that ingests into a shared database merges into
 //      and re-weighs other projects' topics; it keeps their properties (embeddings aside, which it

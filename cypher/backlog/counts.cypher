@@ -1,5 +1,6 @@
 // mode: read
 // params:
+// scope: admin
 // returns: kind, count
 // why: the backlog per kind, for `db status` and `/readyz`.
 MATCH (b:Backlog)

@@ -1,5 +1,6 @@
 // mode: read
 // params: kind, limit
+// scope: admin
 // returns: id, kind, order_key, project, session_id, payload
 // why: items of one kind in processing order (`order_key`), so a drain interrupted anywhere and
 //      resumed applies them in the order one uninterrupted drain would.

@@ -2,6 +2,7 @@
 // returned, with each item's evidence turns.
 // :param query_text => 'how do we run the tests'
 // params: query_text
+// scope: admin
 MATCH (q:ContextQuery)
 WHERE toLower(q.query) CONTAINS toLower($query_text)
 WITH q ORDER BY q.at DESC LIMIT 1

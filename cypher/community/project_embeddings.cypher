@@ -4,7 +4,7 @@
 // why: similarity edges are computed in Python (blocked matrix products) from one fetch.
 MATCH (n:Topic)
 WHERE n.embedding IS NOT NULL AND n.valid_to > $now AND n.expired_at > $now
-  AND ($project IS NULL OR $project IN n.projects)
+  AND ($project IS NULL OR n.project = $project)
 RETURN n.id AS id, n.embedding AS embedding
 UNION ALL
 MATCH (n:Lesson)

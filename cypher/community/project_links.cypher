@@ -1,5 +1,6 @@
 // mode: read
 // params: now
+// scope: internal
 // returns: source_id, target_id, type, weight
 // why: explicit links between knowledge items (co-occurrence, duplicates, supersession,
 //      contradiction); the job keeps those whose both ends are in its node projection.

@@ -4,7 +4,7 @@
 // why: the communities job's node projection: every live topic, lesson, correction and fact in one
 //      round trip (no per-node queries), with the provenance properties they carry.
 MATCH (n:Topic)
-WHERE n.valid_to > $now AND n.expired_at > $now AND ($project IS NULL OR $project IN n.projects)
+WHERE n.valid_to > $now AND n.expired_at > $now AND ($project IS NULL OR n.project = $project)
 RETURN n.id AS id, 'topic' AS kind, n.title AS title, n.title AS text, n.keywords AS keywords,
        n.weight AS weight, n.message_ids AS turn_ids, n.sessions AS session_ids
 UNION ALL

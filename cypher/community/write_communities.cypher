@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: n
 // why: a run's communities are written while the run is not current; readers never see them
 //      until `promote_run` flips the pointer.

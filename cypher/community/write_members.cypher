@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: n
 // why: members can be any knowledge label; four indexed lookups beat one label-less scan.
 UNWIND $rows AS row

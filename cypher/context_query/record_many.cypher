@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, open
+// scope: internal
 // returns: linked
 // why: one ContextQuery node per `context` request plus a GOT edge (rank, score) to every item it
 //      returned, so "what did the agent get for this question?" is a graph query. The API's

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: id
 // why: INVALIDATE in AUDN: a later statement ends the old correction in valid time only (never
 //      expired_at: it was not wrong, it stopped holding); the valid_to believed until now is kept

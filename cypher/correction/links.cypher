@@ -1,5 +1,6 @@
 // mode: read
 // params: id
+// scope: internal
 // returns: type, source_id, target_id
 // why: every typed link (DUPLICATE_OF, RELATED_TO, SUPERSEDES, CONTRADICTS) touching a correction.
 MATCH (a:Correction)-[r]->(b:Correction)

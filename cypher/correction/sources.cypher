@@ -1,5 +1,6 @@
 // mode: read
 // params: id
+// scope: internal
 // returns: turn_id, session_id, ordinal
 // why: provenance: the turns a Correction was derived from, in conversation order.
 MATCH (c:Correction {id: $id})-[:DERIVED_FROM]->(t:Turn)

@@ -1,5 +1,6 @@
 // mode: read
 // params: ids, now
+// scope: internal
 // returns: new_id, props
 // why: an explicit CONTRADICTS link also scopes invalidation, whatever the predicate.
 UNWIND $ids AS id

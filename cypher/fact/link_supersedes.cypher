@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: a fact learned late about an earlier time is stored already ended; the current fact
 //      supersedes it from row.valid_to without closing anything.

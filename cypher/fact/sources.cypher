@@ -1,5 +1,6 @@
 // mode: read
 // params: id
+// scope: internal
 // returns: turn_id, session_id, ordinal
 // why: provenance: the turns a Fact was derived from, in conversation order.
 MATCH (f:Fact {id: $id})-[:DERIVED_FROM]->(t:Turn)

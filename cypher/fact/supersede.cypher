@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: old_id, valid_to
 // why: scoped invalidation: a later statement ENDS the old fact in valid time only (valid_to, never
 //      expired_at), so as-of reads at knownAt = now keep the history. The valid_to believed until

@@ -1,5 +1,6 @@
 // mode: read
 // params: ids
+// scope: internal
 // returns: node
 UNWIND $ids AS id
 MATCH (f:Finding {id: id})

@@ -1,5 +1,6 @@
 // mode: write
 // params: id, status, note, now
+// scope: internal
 // returns: node
 MATCH (f:Finding {id: $id})
 SET f.status = $status, f.review_note = $note, f.reviewed_at = $now

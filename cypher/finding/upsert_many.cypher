@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: id, status
 // why: finding ids are deterministic (job, kind, targets), so a later run refreshes an open finding
 //      and never reopens one a reviewer approved or rejected. A skipped finding comes back (open,

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: id
 UNWIND $rows AS row
 MERGE (j:JobRun {id: row.id})

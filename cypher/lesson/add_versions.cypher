@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: n
 // why: a refinement first snapshots the lesson's previous state; versions are immutable.
 UNWIND $rows AS row

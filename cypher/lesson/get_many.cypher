@@ -1,5 +1,6 @@
 // mode: read
 // params: ids
+// scope: internal
 // returns: props
 UNWIND $ids AS id
 MATCH (l:Lesson {id: id})

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: provenance: every derived node points at each turn it came from.
 UNWIND $rows AS row

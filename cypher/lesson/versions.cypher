@@ -1,5 +1,6 @@
 // mode: read
 // params: lesson_id
+// scope: internal
 // returns: props
 MATCH (l:Lesson {id: $lesson_id})-[:HAS_VERSION]->(v:LessonVersion)
 RETURN properties(v) AS props

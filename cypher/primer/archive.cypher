@@ -1,5 +1,6 @@
 // mode: write
 // params: ids, now
+// scope: internal
 // returns: id
 // why: a rolled-up source primer is archived (closed: valid_to = now), never deleted.
 UNWIND $ids AS id

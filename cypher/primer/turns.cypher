@@ -1,5 +1,6 @@
 // mode: read
 // params: ids, now
+// scope: internal
 // returns: id, session_id, ordinal, role, speaker, text, at
 // why: the turns of the sessions a daily primer narrates (only the days being rebuilt are read).
 UNWIND $ids AS sid

@@ -1,5 +1,6 @@
 // mode: write
 // params: ids, at, now
+// scope: admin
 // returns: id
 // why: nothing is deleted: closing ends the event interval at `at` (unless it already ended) and
 //      expires the record at `now`, for the node and every live relationship touching it (an edge

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: count
 // why: (Project)-[:HAS_SESSION]->(Session); the project node is created on first sight so ingest
 //      needs no separate project step. Edge times come from the session; re-linking never reopens

@@ -1,5 +1,6 @@
 // mode: read
 // params: after, limit, as_of, known_at
+// scope: admin
 // returns: node, id
 // why: cursor pagination by id.
 MATCH (n:Project)

@@ -9,7 +9,7 @@ RETURN CASE WHEN n:Lesson THEN 'lesson' WHEN n:Correction THEN 'correction'
             WHEN n:Fact THEN 'fact' WHEN n:Topic THEN 'topic'
             WHEN n:ReferenceLayer THEN 'reference_layer' ELSE 'primer' END AS kind,
        n.id AS id,
-       CASE WHEN n:Topic THEN head(n.projects) ELSE n.project END AS project,
+       n.project AS project,
        CASE WHEN n:Lesson THEN coalesce(n.title, '') + ': ' + coalesce(n.content, '')
             WHEN n:Correction THEN coalesce(n.rule_text, n.corrected_behaviour, '')
             WHEN n:Fact THEN coalesce(n.statement, '')

@@ -1,9 +1,9 @@
 // fragment: yes
 // params: projects, as_of, known_at, k
-// why: the tail of one search over topics (global nodes listing their `projects`): the best
+// why: the tail of one search over topics (each owned by one project): the best
 //      readable topics with up to 20 turns of the caller's projects that mention them.
 WITH n, score
-WHERE (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects)
+WHERE (n.project IN $projects OR '*' IN $projects)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
 WITH n, score ORDER BY score DESC, n.id LIMIT $k

@@ -1,11 +1,11 @@
 // mode: read
-// params: ids, now, limit
+// params: ids, project, now, limit
 // returns: topic_id, id, text, role, speaker, session_id, at
 // why: the newest user and assistant turns mentioning each topic (MENTIONS keeps every one, the
 //      node's capped list does not), so a refreshed layer takes in what was said since.
 UNWIND $ids AS tid
 MATCH (t:Turn)-[:MENTIONS]->(:Topic {id: tid})
-WHERE t.expired_at > $now AND t.role IN ['user', 'assistant']
+WHERE t.project = $project AND t.expired_at > $now AND t.role IN ['user', 'assistant']
 WITH tid, t
 ORDER BY t.valid_from DESC, t.id
 WITH tid, collect(t)[0..$limit] AS ts

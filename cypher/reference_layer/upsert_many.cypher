@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: id
 UNWIND $rows AS row
 MERGE (r:ReferenceLayer {id: row.id})

@@ -1,5 +1,6 @@
 // mode: write
 // params: ids, now
+// scope: internal
 // returns: id
 // why: archiving closes an item in valid time (valid_to = now); it stays in the graph for as-of
 //      reads, and the open end believed until now is kept for reads at an earlier knownAt.

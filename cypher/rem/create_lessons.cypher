@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: id
 // why: an approved `create_lesson` finding writes a lesson drafted from the finding's evidence.
 UNWIND $rows AS row

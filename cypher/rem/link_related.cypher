@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: an approved `link` finding relates two knowledge items of any kind.
 UNWIND $rows AS row

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: after a merge the kept lesson or correction also points at the duplicate's source turns.
 UNWIND $rows AS row

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: the kept correction takes the union of sessions and sources and the summed reinforcement;
 //      the duplicate stays in the graph as history, linked DUPLICATE_OF and closed.

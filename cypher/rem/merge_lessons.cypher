@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: one statement per batch of merges: both lessons' pre-merge states become LessonVersions,
 //      the kept lesson takes the union, the duplicate is linked DUPLICATE_OF and closed (never

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: co-occurrence strength recomputed from the sessions two topics share; rows keep the stored
 //      direction of an existing edge, new edges go from the smaller id to the larger.

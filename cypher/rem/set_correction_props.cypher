@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: n
 // why: graduation and decay write computed fields (status, effective_weight, decayed_confidence,
 //      demoted_for); each row carries only the properties it changes.

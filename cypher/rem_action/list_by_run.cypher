@@ -1,5 +1,6 @@
 // mode: read
 // params: run_id
+// scope: admin
 // returns: props
 // why: the actions of one run not undone yet, latest first (undo walks back in time).
 MATCH (a:RemAction)

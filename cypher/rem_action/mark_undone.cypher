@@ -1,5 +1,6 @@
 // mode: write
 // params: ids, now
+// scope: admin
 // returns: id
 UNWIND $ids AS id
 MATCH (a:RemAction {id: id})

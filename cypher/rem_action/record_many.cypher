@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: id
 // why: the journal of applied REM actions: what each changed (before-image as JSON, edges it
 //      created), so `remgraph rem undo RUN_ID` can undo a run.

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: id
 // why: undo: every property a REM action changed goes back to its before-image (a property the
 //      action added comes as null, which removes it). The WITH … WHERE precedes the SET.

@@ -1,5 +1,6 @@
 // mode: read
 // params: ids, now, current
+// scope: admin
 // returns: id, props
 // why: the before-image of knowledge items a REM action is about to change (current ones only:
 //      what `--auto` may act on, when $current), so `remgraph rem undo` can put them back.

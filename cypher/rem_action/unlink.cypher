@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: admin
 // returns: n
 // why: undo: remove the edge a REM action created (matched by type and its creation time, so an
 //      edge that existed before the action stays).

@@ -3,8 +3,8 @@
 // returns: props
 // why: topics readable by the caller (optionally one project), as of a time.
 MATCH (n:Topic)
-WHERE (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects)
-  AND ($project IS NULL OR $project IN n.projects)
+WHERE (n.project IN $projects OR '*' IN $projects)
+  AND ($project IS NULL OR n.project = $project)
   AND n.valid_from <= $as_of AND n.valid_to > $as_of
   AND n.recorded_at <= $known_at AND n.expired_at > $known_at
 RETURN n {.*, embedding: null} AS props

@@ -1,5 +1,6 @@
 // mode: read
 // params: ids
+// scope: internal
 // returns: id, extracted_through
 // why: the per-session extraction watermark: the highest ordinal whose knowledge is written, so
 //      a re-run after a crash extracts exactly the turns a killed run did not finish.

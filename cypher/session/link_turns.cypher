@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: count
 // why: (Session)-[:HAS_TURN]->(Turn) for every row, then (prev)-[:NEXT]->(Turn) where the row
 //      names its predecessor (`prev_id` null: first turn, no NEXT). Edge times come from the turn;

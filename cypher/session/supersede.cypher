@@ -1,5 +1,6 @@
 // mode: write
 // params: old_id, new_id, at, now
+// scope: internal
 // returns: old_id, new_id
 // why: the generic supersede pattern: the new node SUPERSEDES the old one, whose event interval
 //      ends at `at` and whose record expires at `now`; the edge is bi-temporal like the nodes.

@@ -1,5 +1,6 @@
 // mode: read
 // params: rows
+// scope: internal
 // returns: session_id, ordinal, id
 // why: resolves the predecessor of the first turn of a batch (by session and ordinal) for NEXT.
 UNWIND $rows AS row

@@ -1,5 +1,6 @@
 // mode: read
 // params: session_id, as_of, known_at
+// scope: internal
 // returns: id, ordinal, next_id
 // why: walks the session's HAS_TURN edges (live at the given times) in ordinal order with each
 //      turn's NEXT successor; used to verify and render a transcript's chain.

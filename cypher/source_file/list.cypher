@@ -1,5 +1,6 @@
 // mode: read
 // params: prefix
+// scope: admin
 // returns: node
 // why: every ingested file under a path prefix (status and `--watch` bookkeeping).
 MATCH (f:SourceFile)

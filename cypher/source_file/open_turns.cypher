@@ -1,5 +1,6 @@
 // mode: read
 // params: session_ids, file, now
+// scope: admin
 // returns: id, content_hash, ordinal, embedded
 // why: the still-current turns these sessions got from this file, so a re-parse of an edited file
 //      re-embeds only new or changed turns and closes (never deletes) the ones that vanished.

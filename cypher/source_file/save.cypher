@@ -1,5 +1,6 @@
 // mode: write
 // params: row
+// scope: admin
 // returns: id
 // why: written last for a file, after its turns: a crash before this line means a re-run redoes
 //      the file (idempotent MERGEs), never that turns are skipped.

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 UNWIND $rows AS row
 MATCH (m:Turn {id: row.turn_id})

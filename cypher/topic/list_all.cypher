@@ -1,5 +1,6 @@
 // mode: read
 // params: now
+// scope: internal
 // returns: props
 // why: weights are recomputed globally on ingest (topics are not bound to one project).
 MATCH (t:Topic)

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, now
+// scope: internal
 // returns: n
 // why: co-occurrence strength grows with the number of distinct sessions discussing both topics;
 //      keeping the session list makes a re-run of the same session a no-op.

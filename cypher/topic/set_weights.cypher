@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: n
 UNWIND $rows AS row
 MATCH (t:Topic {id: row.id})

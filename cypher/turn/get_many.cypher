@@ -1,5 +1,6 @@
 // mode: read
 // params: ids, as_of, known_at
+// scope: internal
 // returns: node
 // why: batch lookup (DataLoader-friendly); the repository restores the order of `ids`.
 UNWIND $ids AS id

@@ -1,5 +1,6 @@
 // mode: read
 // params: session_id, after, limit, as_of, known_at
+// scope: admin
 // returns: node, ordinal
 // why: a session's turns in order, cursor pagination by ordinal.
 MATCH (n:Turn)

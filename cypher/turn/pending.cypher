@@ -1,5 +1,6 @@
 // mode: read
 // params: limit
+// scope: admin
 // returns: id, text
 // why: the next turns the background embedder fills: written without a vector, with the text to
 //      embed (date prefix included) kept beside them until then.

@@ -1,5 +1,6 @@
 // mode: read
 // params:
+// scope: admin
 // returns: count
 // why: the embedding backlog `db status` and `/readyz` report.
 MATCH (n:Turn)

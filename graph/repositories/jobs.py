@@ -15,6 +15,7 @@ from graph.records import (
 _ACQUIRE = Q("job.acquire_lock")
 _RELEASE = Q("job.release_lock")
 _DROP = Q("job.drop_lock")
+_PROJECTS = Q("job.projects")
 _UPSERT_RUNS = Q("job.upsert_runs")
 _LIST_RUNS = Q("job.list_runs")
 _STATES = Q("rem_state.list")
@@ -75,6 +76,11 @@ class JobRepository:
     async def save_state(self, state: RemState) -> None:
         """Create or replace one job's `RemState`."""
         await self._db.write(_UPSERT_STATE, rows=[rem_state_to_row(state)])
+
+    async def projects(self) -> list[str]:
+        """Every project owning sessions or knowledge, sorted."""
+        rows = await self._db.read(_PROJECTS)
+        return sorted({r["project"] for r in rows if r["project"]})
 
     async def session_count(self, project: str | None) -> int:
         """Sessions stored for `project` (None: all projects)."""

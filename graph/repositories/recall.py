@@ -30,6 +30,7 @@ _KNOWLEDGE_FULLTEXT = Q("recall.knowledge_fulltext")
 _KNOWLEDGE_VECTOR = Q("recall.knowledge_vector")
 _KNOWLEDGE_SIMILARITY = Q("recall.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("recall.knowledge_of_turns")
+_RULES_IN_FORCE = Q("recall.rules_in_force")
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +333,17 @@ class RecallRepository:
             _KNOWLEDGE_SIMILARITY, ids=list(ids), projects=list(projects), vector=list(vector)
         )
         return {r["id"]: float(r["similarity"]) for r in rows if r["similarity"] is not None}
+
+    async def rules_in_force(
+        self, projects: Sequence[str], *, as_of: int, known_at: int, limit: int = 50
+    ) -> list[KnowledgeHit]:
+        """The corrections of `projects` in force at `as_of` (every stage; confirmed first)."""
+        if not projects:
+            return []
+        rows = await self._db.read(
+            _RULES_IN_FORCE, projects=list(projects), as_of=as_of, known_at=known_at, limit=limit
+        )
+        return [_knowledge_hit(r) for r in rows]
 
     async def knowledge_of_turns(
         self, ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int

@@ -16,7 +16,6 @@ from graph.rows import ExampleTurn
 
 _LIST = Q("reference_layer.list")
 _UPSERT = Q("reference_layer.upsert_many")
-_TURNS = Q("reference_layer.turns")
 _TOPIC_TURNS = Q("reference_layer.topic_turns")
 _CONTEXT_TURNS = Q("reference_layer.context_turns")
 
@@ -38,29 +37,27 @@ class ReferenceLayerRepository:
             await self._db.write(_UPSERT, rows=[reference_layer_to_row(x) for x in layers])
 
     async def topic_turns(
-        self, topic_ids: Sequence[str], now_ms: int, limit: int
+        self, topic_ids: Sequence[str], project: str, now_ms: int, limit: int
     ) -> list[ExampleTurn]:
-        """Up to `limit` newest user and assistant turns mentioning each topic."""
+        """Up to `limit` newest user and assistant turns of `project` mentioning each topic."""
         out: list[ExampleTurn] = []
         ids = list(topic_ids)
         for i in range(0, len(ids), 100):
-            rows = await self._db.read(_TOPIC_TURNS, ids=ids[i : i + 100], now=now_ms, limit=limit)
+            rows = await self._db.read(
+                _TOPIC_TURNS, ids=ids[i : i + 100], project=project, now=now_ms, limit=limit
+            )
             out += [example_turn_from_record(r) for r in rows]
         return out
 
     async def context_turns(
-        self, pairs: Sequence[tuple[str, str]], now_ms: int
+        self, pairs: Sequence[tuple[str, str]], project: str, now_ms: int
     ) -> list[ExampleTurn]:
-        """User and assistant turns next to these (topic id, turn id) mentions, per topic."""
+        """Turns of `project` next to these (topic id, turn id) mentions, per topic."""
         out: list[ExampleTurn] = []
         rows = [{"topic_id": t, "turn_id": x} for t, x in pairs]
         for i in range(0, len(rows), 500):
-            got = await self._db.read(_CONTEXT_TURNS, rows=rows[i : i + 500], now=now_ms)
+            got = await self._db.read(
+                _CONTEXT_TURNS, rows=rows[i : i + 500], project=project, now=now_ms
+            )
             out += [example_turn_from_record(r) for r in got]
         return out
-
-    async def turns(self, ids: Sequence[str]) -> list[ExampleTurn]:
-        """The turns with these ids (to quote as examples)."""
-        if not ids:
-            return []
-        return [example_turn_from_record(r) for r in await self._db.read(_TURNS, ids=list(ids))]

@@ -1,4 +1,4 @@
-"""Topics: global subjects discussed across sessions and projects."""
+"""Topics: subjects discussed across the sessions of one project (each topic has one owner)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ _LIST_ALL = Q("topic.list_all")
 _SET_WEIGHTS = Q("topic.set_weights")
 _RELATED = Q("topic.related")
 _MENTIONED_BY = Q("topic.mentioned_by")
+# The topic vector index holds every project's topics: search this many times `k`, then filter.
+_OVERSAMPLE = 20
 
 
 class TopicRepository(KnowledgeRepository[Topic]):
@@ -38,13 +40,23 @@ class TopicRepository(KnowledgeRepository[Topic]):
         return topic_from_record(props)
 
     async def search_similar(
-        self, vector: Sequence[float], *, k: int = 5, now: int | None = None
+        self, vector: Sequence[float], project: str, *, k: int = 5, now: int | None = None
     ) -> list[tuple[Topic, float]]:
-        """Current topics nearest to `vector`, with cosine similarity, best first."""
-        return await self._similar(_SEARCH, vector, k=k, now=now)
+        """Current topics of `project` nearest to `vector`, with cosine similarity, best first.
+
+        At most `k`, often fewer: the index is searched for the `k` × `_OVERSAMPLE` nearest over
+        every project, then filtered to `project`.
+        """
+        hits = await self._similar(_SEARCH, vector, k=k * _OVERSAMPLE, project=project, now=now)
+        return hits[:k]
 
     async def search_similar_many(
-        self, vectors: Sequence[Sequence[float]], *, k: int = 5, now: int | None = None
+        self,
+        vectors: Sequence[Sequence[float]],
+        project: str,
+        *,
+        k: int = 5,
+        now: int | None = None,
     ) -> list[list[tuple[Topic, float]]]:
         """`search_similar` for many vectors in one round trip; one result list per vector."""
         out: list[list[tuple[Topic, float]]] = [[] for _ in vectors]
@@ -53,11 +65,14 @@ class TopicRepository(KnowledgeRepository[Topic]):
         rows = await self._db.read(
             _SEARCH_MANY,
             rows=[{"i": i, "vector": [float(x) for x in v]} for i, v in enumerate(vectors)],
-            k=k,
+            k=k * _OVERSAMPLE,
+            project=project,
             now=now if now is not None else now_ms(),
         )
         for r in rows:
-            out[int(r["i"])].append((topic_from_record(r["props"]), float(r["similarity"])))
+            hits = out[int(r["i"])]
+            if len(hits) < k:
+                hits.append((topic_from_record(r["props"]), float(r["similarity"])))
         return out
 
     async def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:

@@ -44,7 +44,9 @@ from ingest.extract.models import (
     TopicCandidate,
 )
 from knowledge.config import CorrectionRules
-from knowledge.scoring import correction_status, lesson_quality
+from knowledge.scoring import STATUS_ORDER, correction_status, lesson_quality
+from knowledge.stance import agrees, stance
+from knowledge.stance import reverses as reverses_stance
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
 __all__ = [
@@ -121,6 +123,15 @@ def reverses(cand: CorrectionCandidate, old: Correction) -> bool:
     if c_old.startswith("not ") and c_new and not c_new.startswith("not "):
         return c_old.removeprefix("not ") == c_new
     return False
+
+
+def _replacing(new: Correction, old: Sequence[Correction]) -> Correction:
+    """A correction that replaces others takes over their standing, at least `preference`.
+
+    The user overrode an instruction the agent was following: the new one is what holds now.
+    """
+    statuses = [new.status, "preference", *(c.status for c in old)]
+    return new.model_copy(update={"status": max(statuses, key=lambda x: STATUS_ORDER[x])})
 
 
 def _topic_text(c: TopicCandidate) -> str:
@@ -269,11 +280,13 @@ class KnowledgeWriter:
         vecs = await self.embedder.embed(texts)
         batch = _TopicBatch()
         # Same-title topics are the same topic even if their keywords drifted.
-        own_ids = [make_id("topic", normalize_key(c.title)) for c in cands]
+        own_ids = [make_id("topic", r.project, normalize_key(c.title)) for c in cands]
         stored = {t.id: t for t in await self.topics.get_many(own_ids) if t is not None}
         # One batched similarity search for every candidate (topics created by earlier
         # candidates of this session are matched in memory, in `_match_topic`).
-        nearest = await self.topics.search_similar_many([v.tolist() for v in vecs], k=3, now=now)
+        nearest = await self.topics.search_similar_many(
+            [v.tolist() for v in vecs], r.project, k=3, now=now
+        )
         for cand, vec, own_id, hits in zip(cands, vecs, own_ids, nearest, strict=True):
             target = self._match_topic(
                 batch.by_id.get(own_id) or stored.get(own_id), hits, vec, batch
@@ -338,6 +351,7 @@ class KnowledgeWriter:
         return Topic(
             id=tid,
             title=cand.title,
+            project=r.project,
             projects=(r.project,),
             sessions=(r.session_id,),
             keywords=cand.keywords[: self.settings.max_keywords_per_topic],
@@ -360,7 +374,8 @@ class KnowledgeWriter:
         kw_cap = self.settings.max_keywords_per_topic
         return t.model_copy(
             update={
-                "projects": _union(t.projects, [r.project]),
+                "project": r.project,
+                "projects": (r.project,),
                 "sessions": _union(t.sessions, [r.session_id]),
                 "keywords": _union(t.keywords, cand.keywords, cap=kw_cap),
                 "entities": Entities(
@@ -380,23 +395,29 @@ class KnowledgeWriter:
         )
 
     async def recompute_topic_weights(self, *, now: int | None = None) -> int:
-        """Recompute every topic's weight and phase (`knowledge.topics`); returns how many."""
+        """Recompute every topic's weight and phase per project (`knowledge.topics`); how many."""
         now = now if now is not None else now_ms()
-        topics = await self.topics.list_all(now=now)
-        if not topics:
-            return 0
-        activity = [
-            TopicActivity(
-                id=t.id,
-                message_count=t.message_count,
-                sessions=len(t.sessions),
-                projects=len(t.projects),
-                last_seen_ms=to_ms(t.last_seen) if t.last_seen else None,
+        by_project: dict[str, list[TopicActivity]] = {}
+        for t in await self.topics.list_all(now=now):
+            if not t.project:
+                continue  # a legacy global topic: no project's weights are measured with it
+            by_project.setdefault(t.project, []).append(
+                TopicActivity(
+                    id=t.id,
+                    message_count=t.message_count,
+                    sessions=len(t.sessions),
+                    projects=len(t.projects),
+                    last_seen_ms=to_ms(t.last_seen) if t.last_seen else None,
+                )
             )
-            for t in topics
+        # Each project's topics are measured against that project's own latest activity.
+        standings = [
+            x
+            for activity in by_project.values()
+            for x in topic_standings(activity, now, self.topic_rules)
         ]
-        standings = topic_standings(activity, now, self.topic_rules)
-        await self.topics.set_weights([(x.id, x.weight, x.phase) for x in standings])
+        if standings:
+            await self.topics.set_weights([(x.id, x.weight, x.phase) for x in standings])
         return len(standings)
 
     # --- corrections (AUDN) ----------------------------------------------------------------------
@@ -437,20 +458,26 @@ class KnowledgeWriter:
         """AUDN for one sighting against the stored corrections it resembles."""
         hits = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
         hits = [(c, sim) for c, sim in hits if sim > self.settings.correction_related_similarity]
-        best, action = self._decide(cand, hits, r.session_id)
-        if action == "NOOP":
-            report.corrections_noop += 1
+        live = await self.corrections.list_by_project(r.project, now=now)
+        best, action, lifted = self._decide(cand, hits, live, r.session_id)
+        if action == "NOOP" or (cand.withdraws and action != "INVALIDATE"):
+            report.corrections_noop += 1  # a lift with nothing to lift is no instruction
             return
         if action == "UPDATE" and best is not None:
             await self._reinforce_stored(best, cand, hits, r.session_id)
             report.corrections_reinforced += 1
             return
         new = self._new_correction(cand, r, vec)
-        await self.corrections.upsert_many([new])
-        await self.corrections.link_sources([(new.id, t) for t in cand.turn_ids])
-        report.corrections_added += 1
-        if action == "INVALIDATE" and best is not None:
-            report.corrections_invalidated += await self._supersede(new, best, cand, now)
+        if action == "INVALIDATE":
+            new = _replacing(new, lifted or ([best] if best is not None else []))
+        if not (cand.withdraws and not stance(cand.rule_text).gives()):
+            await self.corrections.upsert_many([new])
+            await self.corrections.link_sources([(new.id, t) for t in cand.turn_ids])
+            report.corrections_added += 1
+        if action == "INVALIDATE":
+            for old in lifted or ([best] if best is not None else []):
+                report.corrections_invalidated += await self._supersede(new, old, cand, now)
+            return
         related = [
             (new.id, c.id, round(x, 4))
             for c, x in hits
@@ -462,15 +489,31 @@ class KnowledgeWriter:
         self,
         cand: CorrectionCandidate,
         hits: Sequence[tuple[Correction, float]],
+        live: Sequence[Correction],
         session_id: str,
-    ) -> tuple[Correction | None, str]:
-        """The stored correction the sighting acts on (if any) and the AUDN action."""
+    ) -> tuple[Correction | None, str, list[Correction]]:
+        """The stored correction the sighting acts on, the AUDN action, and what it reverses.
+
+        The stance (`knowledge.stance`) decides first: a sighting that flips or lifts what live
+        corrections say about a target reverses all of them (the rule and its paraphrases); one
+        that says the same as a live correction reinforces it, however it is worded. Without a
+        readable stance, embedding similarity decides (`correction_action`).
+        """
+        mine = stance(cand.rule_text)
+        if mine and cand.action is None:
+            flipped = [c for c in live if reverses_stance(mine, stance(c.rule_text))]
+            if flipped:
+                return flipped[0], "INVALIDATE", flipped
+            same = [c for c in live if agrees(mine, stance(c.rule_text))]
+            if same:
+                kept = max(same, key=lambda c: (STATUS_ORDER[c.status], c.reinforcement, c.id))
+                return kept, ("NOOP" if session_id in kept.sessions else "UPDATE"), []
         best, sim = hits[0] if hits else (None, 0.0)
         reversal = next((c for c, _ in hits if reverses(cand, c)), None)
         if reversal is not None and cand.action is None:
-            return reversal, "INVALIDATE"
+            return reversal, "INVALIDATE", [reversal]
         threshold = self.settings.correction_similarity
-        return best, correction_action(cand, best, sim, session_id, threshold)
+        return best, correction_action(cand, best, sim, session_id, threshold), []
 
     async def _reinforce_stored(
         self,
@@ -512,6 +555,8 @@ class KnowledgeWriter:
             preference_after=rules.preference_after_sessions,
             pattern_after=rules.pattern_after_sessions,
         )
+        if cand.explicit_rule and STATUS_ORDER[status] < STATUS_ORDER["preference"]:
+            status = "preference"
         return c.model_copy(
             update={
                 "sessions": sessions,
@@ -539,7 +584,8 @@ class KnowledgeWriter:
             half_life_days=self.correction_rules.half_life_days,
             first_seen=cand.seen_at,
             last_seen=cand.seen_at,
-            status="correction",
+            # A standing instruction ("always", "never", "from now on") is in force at once.
+            status="preference" if cand.explicit_rule else "correction",
             sessions=(r.session_id,),
             source_turn_ids=cand.turn_ids,
             valid_from=cand.seen_at,

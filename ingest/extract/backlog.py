@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ai.embed import Embedder, Vectors
+from ai.embed import Embedder, Vectors, WrappingEmbedder
 from core.ids import make_id
 from core.timeutil import now_ms
 from graph.db import GraphDB
@@ -75,7 +75,7 @@ async def queue_deferred(db: GraphDB, result: ExtractionResult, session: Session
     await BacklogRepository(db).put(items)
 
 
-class _Prefetched:
+class _Prefetched(WrappingEmbedder):
     """An embedder answering from vectors computed in one large pass per page of items.
 
     The writer embeds a few texts per session; embedding a page's texts together first keeps
@@ -83,16 +83,8 @@ class _Prefetched:
     """
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.cache: dict[str, np.ndarray] = {}
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
 
     async def fill(self, texts: list[str]) -> None:
         self.cache = {}
@@ -106,9 +98,6 @@ class _Prefetched:
                 len(texts), self.dimensions
             )
         return await self.inner.embed(texts)
-
-    def embed_sync(self, texts: Sequence[str]) -> Vectors:
-        return self.inner.embed_sync(texts)
 
 
 async def apply_deferred(

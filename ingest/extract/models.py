@@ -131,6 +131,9 @@ class CorrectionCandidate(BaseModel):
     """Decision proposed by an LLM extractor; None lets the offline rules decide."""
     negates: str | None = None
     """For an explicit reversal, the behaviour it contradicts (e.g. "use tabs")."""
+    withdraws: bool = False
+    """It only lifts an earlier instruction ("X is fine now", "forget what I said about X"):
+    it acts when it reverses a stored correction and is dropped otherwise."""
 
 
 class FactCandidate(BaseModel):

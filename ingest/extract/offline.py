@@ -47,15 +47,13 @@ from ingest.extract.text import (
     technologies,
     top_words,
 )
+from knowledge.stance import LEAD_WORDS, lifted
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
 
 # --- corrections ---------------------------------------------------------------------------------
 
-_LEAD = (
-    r"(?:(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry)"
-    r"[,.!:]?\s+)*"
-)
+_LEAD = rf"(?:{LEAD_WORDS}[,.!:]?\s+)*"
 _X = r"(?P<x>[^.,;!?\n]{1,80}?)"
 _Y = r"(?P<y>[^.,;!?\n]{1,80}?)"
 _END = r"\s*(?:[.,;!?\n]|$)"
@@ -63,6 +61,19 @@ _END = r"\s*(?:[.,;!?\n]|$)"
 _INSTEAD = re.compile(
     rf"^{_LEAD}(?:you should\s+|please\s+)?(?P<verb>use|run|call|prefer|write|put|keep|pick|try)\s+"
     rf"{_X}\s*(?:,\s*)?(?:instead of|rather than|over|and not|not)\s+{_Y}{_END}",
+    re.IGNORECASE,
+)
+# "use X, don't Y" / "prefer X; never Y"
+_USE_DONT = re.compile(
+    rf"^{_LEAD}(?P<verb>use|prefer|run|stick to|stick with)\s+(?P<x>[^.,;!?\n]{{1,80}}?)\s*[,;]\s*"
+    rf"(?:and\s+)?(?:don't|dont|do not|never)\s+(?P<y>[^.;!?\n]{{1,80}}?){_END}",
+    re.IGNORECASE,
+)
+# "yarn, not npm" / "httpx, not requests" / "poetry add, not pip install": a terse choice
+_BARE_PAIR = re.compile(
+    rf"^{_LEAD}(?:[\w ]{{0,30}}:\s*)?(?!(?:i|we|you|he|she|they|it|this|that|my|our)\b)"
+    rf"(?P<x>[\w.+#\-]+(?: [\w.+#\-]+)?),\s*not\s+"
+    rf"(?P<y>[\w.+#\-]+(?: [\w.+#\-]+){{0,2}}){_END}",
     re.IGNORECASE,
 )
 _INSTEAD_TAIL = re.compile(
@@ -213,6 +224,22 @@ def _instead_tail(clause: str) -> Answer:
     return normalize_rule(f"{verb} {x} instead"), f"{verb} {x}", "", False, None
 
 
+def _use_dont(clause: str) -> Answer:
+    m = _USE_DONT.match(clause)
+    if not m:
+        return _NEXT
+    verb, x, y = m.group("verb").lower(), m.group("x").strip(), m.group("y").strip()
+    return normalize_rule(f"{verb} {x}, do not {y}"), f"{verb} {x}", y, False, None
+
+
+def _bare_pair(clause: str) -> Answer:
+    m = _BARE_PAIR.match(clause)
+    if not m:
+        return _NEXT
+    x, y = m.group("x").strip(), m.group("y").strip()
+    return normalize_rule(f"{x}, not {y}"), x, y, False, None
+
+
 def _always(clause: str) -> Answer:
     m = _ALWAYS.match(clause)
     if not m or _NOT_VERB.match(m.group("x").strip()):
@@ -271,6 +298,8 @@ def _actually(clause: str) -> Answer:
 
 _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _instead,
+    _use_dont,
+    _bare_pair,
     _instead_tail,
     _always,
     _negation,
@@ -321,8 +350,31 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"\b[Ii] (?:just |recently |finally )?(?:moved|relocated) to " + _CAPS),
         "lives in",
     ),
-    (re.compile(r"\b[Ii] (?:now |currently )?live in " + _CAPS), "lives in"),
+    (
+        re.compile(
+            r"\b(?:[Ww]e|[Ii]) (?:just |recently |finally |have |'ve )?(?:moved|relocated) "
+            r"(?:\w+ )?to " + _CAPS
+        ),
+        "lives in",
+    ),
+    (
+        re.compile(
+            r"\b(?:[Ii]|[Ww]e)(?: now| currently| still)?(?: live|(?:'ve| have) (?:been )?"
+            r"liv(?:ed|ing)) in " + _CAPS
+        ),
+        "lives in",
+    ),
     (re.compile(r"\b[Ii] (?:now |currently )?work (?:at|for) " + _CAPS), "works at"),
+    (
+        re.compile(
+            r"\b[Ii](?:'m| am) (?:now |currently )?an? [a-z][a-z\- ]{2,40}? (?:at|for) " + _CAPS
+        ),
+        "works at",
+    ),
+    (
+        re.compile(r"\b[Ii](?:'m| am) (?:now )?(?:starting|joining|moving to) (?:at )?" + _CAPS),
+        "works at",
+    ),
     (re.compile(r"\b[Ii](?:'m| am) (?:now |currently )?working as an? " + _ROLE), "works as"),
     (re.compile(r"\b[Ii] work as an? " + _ROLE), "works as"),
     (
@@ -920,6 +972,22 @@ class OfflineExtractor:
             if t.role != "user":
                 continue
             for clause in _clauses(t.text):
+                lift = lifted(clause)
+                if lift is not None:
+                    out.append(
+                        CorrectionCandidate(
+                            type=_classify(clause),
+                            corrected_behaviour=clause,
+                            rule_text=normalize_rule(clause),
+                            confidence=0.75,
+                            explicit_rule=True,
+                            turn_ids=(t.id,),
+                            seen_at=t.timestamp,
+                            negates=lift,
+                            withdraws=True,
+                        )
+                    )
+                    continue
                 parsed = correction_from_clause(clause)
                 if parsed is None:
                     continue

@@ -220,6 +220,10 @@ def _unit(direction: int, rng: np.random.Generator, noise: float = 0.05) -> tupl
     return tuple(float(x) for x in v)
 
 
+SEEDED = "p"
+"""The project `seed_knowledge` writes; a REM run over every project runs it on its own."""
+
+
 async def seed_knowledge(
     db: FalkorDBGraph, *, clusters: int = 6, per_cluster: int = 300, seed: int = 11
 ) -> int:
@@ -239,7 +243,7 @@ async def seed_knowledge(
                         id=f"top_{c}_{i}",
                         title=f"{kw[0]} {kw[1]} topic {i}",
                         keywords=kw,
-                        projects=("p",),
+                        projects=(SEEDED,),
                         sessions=(f"s-{c}",),
                         message_ids=turns,
                         embedding=_unit(c, rng),
@@ -251,7 +255,7 @@ async def seed_knowledge(
                 lessons.append(
                     Lesson(
                         id=f"les_{c}_{i}",
-                        project="p",
+                        project=SEEDED,
                         title=f"prefer {kw[0]} over {kw[1]} {i}",
                         keywords=kw,
                         source_turn_ids=turns,
@@ -310,7 +314,7 @@ async def worker_kill_mid_consolidation(
             jobs = JobRepository(db)
             for n, delay in enumerate(kill_delays_s):
                 trial: dict[str, Any] = {"kill_delay_s": delay}
-                cur = await repo.current_run("*")
+                cur = await repo.current_run(SEEDED)
                 before = (
                     sorted((c.id, c.member_ids) for c in await repo.list_communities(cur.id))
                     if cur
@@ -337,7 +341,7 @@ async def worker_kill_mid_consolidation(
                         stage = "job started"
                         await asyncio.sleep(delay)
                         written = [
-                            r for r in await repo.list_runs("*") if cur is None or r.id != cur.id
+                            r for r in await repo.list_runs(SEEDED) if cur is None or r.id != cur.id
                         ]
                         if written:
                             stage = "new run written, not promoted"
@@ -348,7 +352,7 @@ async def worker_kill_mid_consolidation(
                 os.killpg(proc.pid, signal.SIGKILL)
                 trial["worker_exit_code"] = reap(proc)
                 trial["killed_at"] = stage
-                after = await repo.current_run("*")
+                after = await repo.current_run(SEEDED)
                 trial["current_unchanged"] = bool(cur and after and after.id == cur.id)
                 now_members = (
                     sorted((c.id, c.member_ids) for c in await repo.list_communities(after.id))
@@ -361,7 +365,7 @@ async def worker_kill_mid_consolidation(
                 ).status == "skipped"
                 await asyncio.sleep(lock_ttl_s + 0.2)  # the dead worker's lock expires
                 nxt = await run_job("communities", db=db, settings=settings)
-                final = await repo.current_run("*")
+                final = await repo.current_run(SEEDED)
                 trial["next_run"] = {
                     "status": nxt.status,
                     "ms": round(nxt.duration_ms, 1),

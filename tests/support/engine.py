@@ -143,6 +143,10 @@ def api_server(
         "REMGRAPH_ENGINE": "falkordb",
         "REMGRAPH_GRAPH_NAME": graph_name,
         "REMGRAPH_FALKORDB__UNIX_SOCKET": str(server.socket_path),
+        # Load and fault scenarios measure capacity with one key: per-key fair use is tested
+        # on its own (tests/integration/api/test_fair_use.py).
+        "REMGRAPH_API__RATE_PER_S": "1000000",
+        "REMGRAPH_API__RATE_BURST": "1000000",
     }
     out = (workdir / "uvicorn.log").open("wb")
     proc = subprocess.Popen(

@@ -149,7 +149,8 @@ async def world(any_db: GraphDB, graph_settings: Any) -> AsyncIterator[World]:
         graph_name=graph_settings.graph_name,
         falkordb=graph_settings.falkordb,
         embedded=graph_settings.embedded,
-        api={"gc_freeze": False},
+        # a property test sends hundreds of reads at once: beyond the default per-key rate limit
+        api={"gc_freeze": False, "rate_per_s": 1e6, "rate_burst": 10**6},
     )
     app = create_app(settings_, ApiServices(db=any_db, embedder=shared_local_embedder()))
     async with app.router.lifespan_context(app):

@@ -54,9 +54,14 @@ def test_sync_client_agent_loop(live_api, keys, with_rule):  # noqa: F811
 
         ctx = memory.context("When did Caroline go to the support group?", project="alpha", limit=3)
         assert isinstance(ctx, ContextResult)
-        assert ctx.items[0].id == "trn_alpha_0"
-        assert ctx.items[0].provenance.session_id == "ses_alpha"
-        assert {s.name for s in ctx.items[0].why} >= {"fused"}
+        # the project's rules on it open the answer (rules first), then the evidence turn
+        turns = [i for i in ctx.items if i.kind == "TURN"]
+        assert ctx.items[0].kind == "CORRECTION"
+        assert turns[0].id == "trn_alpha_0"
+        assert turns[0].provenance.session_id == "ses_alpha"
+        assert {s.name for s in turns[0].why} >= {"fused"}
+        assert 0 < ctx.answerable <= 1  # the named speaker said it: something is known
+        assert {s.name for s in ctx.answerable_why} >= {"coverage"}
         assert ctx.total_tokens == sum(i.tokens for i in ctx.items)
 
         turns = [

@@ -23,7 +23,10 @@ async def test_context_ranks_the_evidence_turn_first_with_reasons(client, keys):
     assert data["__typename"] == "ContextPayload"
     assert data["speakers"] == ["Caroline"]
     assert data["terms"] == ["support", "group"]
-    top = data["items"][0]
+    # the project's rule about the support group opens the answer (rules first), then the turn
+    rule, top = data["items"][0], data["items"][1]
+    assert (rule["kind"], rule["id"]) == ("CORRECTION", "cor_alpha")
+    assert "rule_first" in {s["name"] for s in rule["why"]}
     assert top["id"] == "trn_alpha_0"
     assert top["kind"] == "TURN"
     assert top["score"] == IsFloat(gt=0)

@@ -3,61 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-import os
 import sys
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from api.mcp import TOOLS
 from graph.models import Correction, Finding, utc_now
 from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.findings import FindingRepository
-from tests.engines import engine_env
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _payload(result) -> dict:
-    assert not result.is_error, result.content
-    if getattr(result, "structured_content", None):
-        data = result.structured_content
-    else:
-        data = json.loads(result.content[0].text)
-    return data.get("result", data) if isinstance(data, dict) else data
-
-
-def _env(graph_settings, key: str, **extra: str) -> dict[str, str]:
-    return {
-        **{k: v for k, v in os.environ.items() if k.startswith(("PATH", "HOME", "HF_", "TRANS"))},
-        "PYTHONPATH": str(ROOT),
-        "TOKENIZERS_PARALLELISM": "false",
-        "REMGRAPH_ENV": "test",
-        **engine_env(graph_settings),
-        "REMGRAPH_API_KEY": key,
-        **extra,
-    }
-
-
-@contextlib.asynccontextmanager
-async def _session(env: dict[str, str], cwd: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        # `remgraph mcp`: the composition root wires the real ingest pipeline and REM cycle
-        command=sys.executable,
-        args=["-m", "remgraph", "mcp"],
-        env=env,
-        cwd=str(cwd),
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+from tests.support.mcp import mcp_env as _env
+from tests.support.mcp import mcp_payload as _payload
+from tests.support.mcp import mcp_session as _session
 
 
 async def _seed_rule_and_finding(db) -> None:
@@ -104,7 +62,9 @@ async def test_mcp_tools_over_stdio(graph_settings, graph_db, seeded, keys, tmp_
             )
         )
         assert ctx["__typename"] == "ContextPayload"
-        assert ctx["items"][0]["id"] == "trn_alpha_0"
+        # rules first: the project's rules on it, then the evidence turn
+        assert ctx["items"][0]["kind"] == "CORRECTION"
+        assert next(i["id"] for i in ctx["items"] if i["kind"] == "TURN") == "trn_alpha_0"
 
         hits = _payload(await session.call_tool("search", {"query": "launch code tangerine"}))
         assert all(n["turn"]["project"] == "alpha" for n in hits["nodes"])

@@ -82,3 +82,31 @@ async def test_a_word_in_most_turns_reads_at_most_the_match_budget(graph_db) -> 
         RecallRepository(graph_db), None, RankingSection(fulltext_match_budget=0)
     )
     assert len(await unbounded.fulltext("deploy", ("alpha",), k=0, as_of=now, known_at=now)) == 32
+
+
+async def test_ranking_work_runs_off_the_event_loop(graph_db, monkeypatch) -> None:
+    """BM25, scoring and packing are CPU-bound: they run in worker threads, never on the loop."""
+    import threading
+
+    import recall.retrieval as retrieval
+
+    await _seed(graph_db)
+    threads: dict[str, set[int]] = {}
+
+    def spy(name: str, real):  # records where the real function ran, then returns its answer
+        def call(*args, **kwargs):
+            threads.setdefault(name, set()).add(threading.get_ident())
+            return real(*args, **kwargs)
+
+        return call
+
+    for name in ("bm25", "score_candidates", "mmr_pack"):
+        monkeypatch.setattr(retrieval, name, spy(name, getattr(retrieval, name)))
+    svc = RetrievalService(RecallRepository(graph_db), None, RankingSection())
+    out = await svc.context(
+        "falkordb restart after deploy", ("alpha",), limit=5, token_budget=500, use_vector=False
+    )
+    assert out.items  # the spied functions did the work
+    assert set(threads) == {"bm25", "score_candidates", "mmr_pack"}
+    loop_thread = threading.get_ident()
+    assert all(loop_thread not in ran for ran in threads.values()), threads

@@ -188,6 +188,16 @@ async def test_cli_runs_a_job_reports_and_applies_recommendations(
     live = {r.lesson.id for r in await RemRepository(graph_db).lessons("p", now_ms())}
     assert "les_stale" not in live
     run_id = re.search(r"rem undo (rrn_[0-9a-f]+)", res.output.replace("\n", " "))
+    res_report = await asyncio.to_thread(invoke, "report", "--project", "p")
+    assert res_report.exit_code == 0, res_report.output
+    assert "# REM cycle report: p" in res_report.output
+    # the report of stored state keeps each job's time and compares with the cycle's own report
+    assert "## Since the previous report" in res_report.output
+    newest = sorted((tmp_path / "reports").glob("rem-p-*.json"))[-1]
+    data = json.loads(newest.read_text())
+    assert data["durations_ms"]["staleness"] > 0
+    assert data["duration_ms"] > 0
+    assert data["since_previous"]["findings_closed"]  # the applied findings
     assert run_id is not None, res.output
     res = await asyncio.to_thread(invoke, "undo", run_id.group(1))
     assert res.exit_code == 0, res.output
@@ -195,16 +205,11 @@ async def test_cli_runs_a_job_reports_and_applies_recommendations(
     live = {r.lesson.id for r in await RemRepository(graph_db).lessons("p", now_ms())}
     assert "les_stale" in live
     assert len(await FindingRepository(graph_db).list_findings("p", status="open")) == 2
+    # undone: the findings the run closed are open again, and the next report says none closed
     res = await asyncio.to_thread(invoke, "report", "--project", "p")
     assert res.exit_code == 0, res.output
-    assert "# REM cycle report: p" in res.output
-    # the report of stored state keeps each job's time and compares with the cycle's own report
-    assert "## Since the previous report" in res.output
     newest = sorted((tmp_path / "reports").glob("rem-p-*.json"))[-1]
-    data = json.loads(newest.read_text())
-    assert data["durations_ms"]["staleness"] > 0
-    assert data["duration_ms"] > 0
-    assert data["since_previous"]["findings_closed"]  # the two applied findings
+    assert json.loads(newest.read_text())["since_previous"]["findings_closed"] == []
 
 
 def test_worker_process_shuts_down_gracefully_on_sigterm(graph_settings, tmp_path):

@@ -40,7 +40,7 @@ async def test_ingest_and_the_rem_job_give_the_same_weight_and_phase(
 ) -> None:
     # The most recent activity is 5 days old: both measure recency and phase from it.
     topics = [
-        _topic("recent_topic", 6, 40, 5, projects=("p", "q")),
+        _topic("recent_topic", 6, 40, 5),
         _topic("quiet_topic", 2, 6, 25),
         _topic("seventy_five_days", 3, 12, 80),
         _topic("long_gone", 1, 2, 300),

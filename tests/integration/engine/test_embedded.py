@@ -282,8 +282,8 @@ def test_restart_waits_for_the_aof_replay_instead_of_timing_out(tmp_path: Path) 
         r.close()
     first.stop()
     lines: list[str] = []
-    # 1 s without an answer would fail the start; the replay takes several seconds here
-    again = EmbeddedServer(EmbeddedSettings(data_dir=data, startup_timeout_s=1.0))
+    # 2 s without an answer would fail the start; the replay takes several seconds here
+    again = EmbeddedServer(EmbeddedSettings(data_dir=data, startup_timeout_s=2.0))
     again.progress = lines.append
     try:
         assert again.start() is True

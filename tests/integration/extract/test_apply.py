@@ -192,14 +192,19 @@ async def test_topics_match_across_sessions_and_relate(
         ("assistant", "Yes: batching vector index updates and a query plan cache will help."),
     ]
     s1 = session("alpha", "t1", 0, lines)
-    s2 = session("beta", "t2", 4, [*lines[:2], ("user", "Still slow: the vector index again.")])
-    for s in (s1, s2):
+    s2 = session("alpha", "t2", 4, [*lines[:2], ("user", "Still slow: the vector index again.")])
+    s3 = session("beta", "t3", 6, lines)  # the same subject in another project: its own topic
+    for s in (s1, s2, s3):
         await store(graph_db, s)
         await hook.run(graph_db, s)
     await hook.finish(graph_db)
     every = await topics.list_all()
-    vi = next(t for t in every if t.title == "vector index")
-    assert set(vi.projects) == {"alpha", "beta"}
+    vi = next(t for t in every if t.title == "vector index" and t.project == "alpha")
+    other = next(t for t in every if t.title == "vector index" and t.project == "beta")
+    assert other.id != vi.id
+    assert (other.projects, other.sessions) == (("beta",), (s3.id,))
+    assert set(other.message_ids) <= {t.id for t in s3.turns}
+    assert vi.projects == ("alpha",)
     assert set(vi.sessions) == {s1.id, s2.id}
     assert vi.message_count == len(set(vi.message_ids)) >= 5
     assert vi.first_seen == s1.turns[0].timestamp
@@ -213,3 +218,56 @@ async def test_topics_match_across_sessions_and_relate(
     await hook.run(graph_db, s1)
     again = next(t for t in await topics.list_all() if t.id == vi.id)
     assert again.message_count == vi.message_count
+
+
+async def test_paraphrases_reinforce_one_rule_and_a_reversal_closes_them_all(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
+    hook = _hook(embedder)
+    repo = CorrectionRepository(graph_db)
+    said = [
+        "No, use pnpm, not npm.",
+        "Do not use npm for this repo.",
+        "Stop reaching for npm.",
+        "Never npm.",
+    ]
+    for k, text in enumerate(said):
+        s = session("demo", f"p{k}", 2 * k, [("assistant", "Ran npm install."), ("user", text)])
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    [rule] = await repo.list_by_project("demo")
+    assert rule.rule_text == "Use pnpm instead of npm."  # one rule, seen in four sessions
+    assert (rule.reinforcement, len(rule.sessions)) == (4, 4)
+    assert rule.status == "preference"  # "never npm" is a standing instruction: in force
+    # "actually X is fine now" reverses it: the rule ends, what the user said now holds
+    lift = session("demo", "lift", 10, [("user", "Actually npm is fine now, we dropped pnpm.")])
+    await store(graph_db, lift)
+    await hook.run(graph_db, lift)
+    [now] = await repo.list_by_project("demo")
+    assert now.rule_text.startswith("Actually npm is fine now")
+    # a lift with nothing to lift adds nothing; "forget what I said" withdraws without a new rule
+    for k, text in enumerate(
+        ["Actually the weather is fine now.", "Forget what I said about npm."], start=1
+    ):
+        s = session("demo", f"lift{k}", 10 + 2 * k, [("user", text)])
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    assert await repo.list_by_project("demo") == []
+
+
+async def test_from_now_on_x_instead_of_y_replaces_the_rule_against_x(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
+    hook = _hook(embedder)
+    repo = CorrectionRepository(graph_db)
+    first = session("web", "a", 0, [("user", "We use Jest here. Don't add Vitest.")])
+    later = session(
+        "web", "b", 5, [("user", "From now on use Vitest instead of Jest for all new tests.")]
+    )
+    for s in (first, later):
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    [live] = await repo.list_by_project("web")
+    assert live.rule_text == "Use Vitest instead of Jest for all new tests."
+    assert live.status == "preference"  # it replaces a rule the agent followed: in force
+    assert hook.report.corrections_invalidated == 1

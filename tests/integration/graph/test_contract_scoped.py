@@ -108,9 +108,17 @@ async def scoped(any_db: GraphDB) -> ScopedRepository:
             ),
             Topic(
                 id="top_b",
-                projects=("p1", "p2"),
+                projects=("p1",),
                 title="b",
                 weight=5.0,
+                valid_from=h(0),
+                recorded_at=REC,
+            ),
+            Topic(  # a legacy global topic (before topics had one owner): nobody reads it
+                id="top_legacy",
+                projects=("p1", "p2"),
+                title="legacy",
+                weight=9.0,
                 valid_from=h(0),
                 recorded_at=REC,
             ),
@@ -147,12 +155,9 @@ async def test_pages_are_scoped_timed_and_ordered(scoped: ScopedRepository) -> N
     assert [x.id for x in await scoped.lessons.page(("p1",), **args)] == ["les_1"]
     assert [x.id for x in await scoped.corrections.page(("p2",), **args)] == ["cor_2"]
     assert [x.id for x in await scoped.facts.page(("*",), **args)] == ["fct_1", "fct_2"]
-    # topics: heaviest first; a topic of several projects is readable from each
+    # topics: heaviest first, each read in its one owner project only
     assert [x.id for x in await scoped.topics.page(("p1",), **args)] == ["top_b", "top_a"]
-    assert [x.id for x in await scoped.topics.page(("*",), **args | {"project": "p2"})] == [
-        "top_c",
-        "top_b",
-    ]
+    assert [x.id for x in await scoped.topics.page(("*",), **args | {"project": "p2"})] == ["top_c"]
 
 
 async def test_lookups_keep_the_order_of_ids_and_hide_other_projects(
@@ -164,10 +169,8 @@ async def test_lookups_keep_the_order_of_ids_and_hide_other_projects(
         "b",
         "a",
     ]
-    assert [t and t.id for t in await scoped.topics.get_many(["top_c", "top_b"], ("p1",))] == [
-        None,
-        "top_b",
-    ]
+    got_topics = await scoped.topics.get_many(["top_c", "top_b", "top_legacy"], ("p1",))
+    assert [t and t.id for t in got_topics] == [None, "top_b", None]
     [lesson] = await scoped.lessons.get_many(["les_1"], ("p1",))
     assert lesson is not None
     assert lesson.title == "L"

@@ -45,9 +45,11 @@ VOLATILE = frozenset(
         "phase",
         "touched_at",
         "applied_at",
+        "valid_to_until",
     }
 )
-"""Wall-clock properties (when something was written, and topic weights' recency from it)."""
+"""Wall-clock properties (when something was written, and topic weights' recency from it;
+`valid_to_until`: until when, in record time, an earlier valid_to was believed)."""
 SNAPSHOT_TIMES = frozenset({"valid_from"})
 SETTINGS: dict[str, Any] = {"batch_size": 16, "backlog_batch": 32}
 

@@ -18,5 +18,5 @@ WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects) AND n.embedd
 RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity
 UNION ALL
 MATCH (n:Topic)
-WHERE n.id IN $ids AND (any(p IN n.projects WHERE p IN $projects) OR '*' IN $projects) AND n.embedding IS NOT NULL
+WHERE n.id IN $ids AND (n.project IN $projects OR '*' IN $projects) AND n.embedding IS NOT NULL
 RETURN n.id AS id, 1.0 - vec.cosineDistance(n.embedding, vecf32($vector)) AS similarity

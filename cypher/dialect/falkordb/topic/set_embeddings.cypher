@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// scope: internal
 // returns: n
 // why: the FalkorDB vector index only sees vectors written with vecf32().
 UNWIND $rows AS row

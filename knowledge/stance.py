@@ -1,0 +1,291 @@
+"""The stance of an instruction: which things it tells the agent to use, and which to avoid.
+
+Embeddings alone cannot carry AUDN for short rules ("Use pnpm not npm." and "Stop reaching for
+npm." are cosine 0.62 apart, yet one rule; "Use npm." and "Do not use npm." are close, yet
+opposite). A stance reads the shape of the instruction instead: `{("npm", AVOID)}` for both
+"Do not use npm" and "Stop reaching for npm", `{("yarn", USE), ("npm", AVOID)}` for "Use yarn,
+not npm". Two instructions *agree* when they share a target with the same polarity and none with
+the opposite one; one *reverses* the other when a target flips, or when it withdraws a target
+("forget what I said about squash merging", "requests is fine now").
+
+Targets are Snowball stems of the head words of the object phrase, without generic verbs,
+particles and whatever follows a preposition ("use requests in the ingestion service" targets
+`request`). This module owns the rule; extraction (AUDN) and ranking read it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from core.text import STOPWORDS, stem
+
+__all__ = [
+    "AVOID",
+    "LEAD_WORDS",
+    "USE",
+    "WITHDRAW",
+    "Stance",
+    "agrees",
+    "lifted",
+    "reverses",
+    "stance",
+]
+
+Polarity = Literal[1, -1, 0]
+USE: Polarity = 1
+AVOID: Polarity = -1
+WITHDRAW: Polarity = 0
+"""A withdrawn target: the earlier instruction about it no longer holds, in whichever direction."""
+
+
+@dataclass(frozen=True)
+class Stance:
+    """What an instruction says about each target: `{stem: polarity}`."""
+
+    targets: tuple[tuple[str, Polarity], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.targets)
+
+    def polarity(self) -> dict[str, Polarity]:
+        """`{target: polarity}`."""
+        return dict(self.targets)
+
+    def gives(self) -> bool:
+        """It tells the agent to use or avoid something (not only to drop an old instruction)."""
+        return any(p != WITHDRAW for _, p in self.targets)
+
+
+# Verbs and words that carry no target: "use", "stop reaching for", "switch to", "go through".
+_GENERIC = frozenset(
+    [
+        "use",
+        "using",
+        "used",
+        "uses",
+        "run",
+        "running",
+        "runs",
+        "call",
+        "calling",
+        "put",
+        "keep",
+        "pick",
+        "try",
+        "prefer",
+        "write",
+        "writing",
+        "add",
+        "adding",
+        "install",
+        "installing",
+        "installs",
+        "reach",
+        "reaching",
+        "go",
+        "goes",
+        "going",
+        "through",
+        "switch",
+        "switching",
+        "switched",
+        "move",
+        "moving",
+        "moved",
+        "stick",
+        "sticking",
+        "work",
+        "working",
+        "do",
+        "doing",
+        "make",
+        "making",
+        "get",
+        "getting",
+        "want",
+        "need",
+        "always",
+        "never",
+        "please",
+        "again",
+        "anymore",
+        "any",
+        "more",
+        "new",
+        "all",
+        "every",
+        "single",
+        "time",
+        "times",
+        "thing",
+        "things",
+        "one",
+        "ones",
+        "here",
+        "there",
+        "now",
+        "instead",
+        "fine",
+        "ok",
+        "okay",
+        "allowed",
+        "alright",
+        "good",
+        "just",
+        "only",
+        "really",
+        "whatever",
+        "simplest",
+        "project",
+        "repo",
+        "repository",
+        "codebase",
+        "code",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "it's",
+        "everything",
+        "stuff",
+        "rule",
+        "rules",
+    ]
+)
+_PREPOSITION = re.compile(
+    r"\b(?:in|on|for|with|when|to|before|after|because|since|so|from|into|at|by|during|unless|"
+    r"if|while|as|per|via|across|within|until)\b",
+    re.IGNORECASE,
+)
+_PARTICLE = re.compile(r"^(?:for|with|to|on|up|into|through|over)\s+", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9][a-z0-9.+#\-]*")
+
+_PAIR = re.compile(
+    r"^(?P<x>.+?)\s*,?\s*(?P<how>instead of|rather than|and not|but not|do not|don't|not|over)"
+    r"\s+(?P<y>.+)$",
+    re.I,
+)
+_AVOID = re.compile(
+    r"^(?:do not|don't|dont|never|stop|quit|avoid|no more|no longer)\s+(?P<x>.+)$", re.I
+)
+_WITHDRAW = re.compile(
+    r"^(?:forget|ignore|drop|scrap|disregard)\s+(?:what i (?:said|told you) about|"
+    r"the (?:rule|instruction|thing) about|about|my rule about)\s+(?P<x>.+)$",
+    re.I,
+)
+_FINE = re.compile(
+    r"^(?P<x>.+?)\s+(?:is|are)\s+(?:fine|ok|okay|allowed|alright|acceptable)\b"
+    r"(?:\s+(?:now|again|after all|to use))?.*$",
+    re.I,
+)
+_CAN = re.compile(
+    r"^(?:you can|feel free to|it's ok to|it is ok to)\s+(?:use\s+)?(?P<x>.+?)(?:\s+again)?$", re.I
+)
+LEAD_WORDS = (
+    r"(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry|"
+    r"remember|reminder|note|important|(?:(?:house|team|project) )?rule"
+    r"(?: for (?:this|the|our) (?:repo|repository|project|codebase|team))?)"
+)
+"""Words that open an instruction without being part of it ("No, ...", "Rule for this repo:")."""
+_LEAD = re.compile(
+    rf"^(?:(?:{LEAD_WORDS}|yes|from now on|going forward|in future)[,.:;!]?\s+)+", re.I
+)
+_ALWAYS = re.compile(r"^(?:always|make sure to|make sure you|remember to)\s+(?P<x>.+)$", re.I)
+
+
+def _content(phrase: str) -> list[str]:
+    """Stems of the content words of a phrase, in order, without generic words."""
+    out: list[str] = []
+    for w in _WORD.findall(phrase.lower()):
+        w = w.strip(".-")
+        if len(w) < 2 or w in STOPWORDS or w in _GENERIC:
+            continue
+        s = stem(w)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def targets(phrase: str) -> tuple[str, ...]:
+    """Stems of the head words of an object phrase (at most three)."""
+    p = phrase.strip().lower()
+    first = _WORD.match(p)
+    if first and first.group(0) in _GENERIC:  # "use X", "reaching for X"
+        p = _PARTICLE.sub("", p[first.end() :].strip())
+    cut = _PREPOSITION.search(p, 1)
+    return tuple(_content(p[: cut.start()] if cut else p)[:3])
+
+
+def _pair(x: str, y: str, how: str) -> list[tuple[str, Polarity]]:
+    """The targets of a pair: to use from X, to avoid from Y.
+
+    "X instead of Y": the head words of Y, and as many of the last words of X (the part parallel
+    to Y); "use X, do not Y": the head words of both.
+    """
+    avoid = targets(y)
+    if how.lower() in {"do not", "don't"}:
+        use = list(targets(x.split(":")[-1]))
+    else:
+        use = _content(x.split(":")[-1])[-max(1, len(avoid)) :]
+    return [(t, USE) for t in use] + [(t, AVOID) for t in avoid if t not in use]
+
+
+def _side(phrase: str, polarity: Polarity) -> list[tuple[str, Polarity]]:
+    return [(t, polarity) for t in targets(phrase)]
+
+
+def stance(text: str) -> Stance:
+    """The stance of one instruction sentence (an empty stance when it has no readable shape)."""
+    t = re.sub(r"\s+", " ", text).strip().strip(".!?;: ")
+    t = _LEAD.sub("", t)
+    for rx, polarity in ((_WITHDRAW, WITHDRAW), (_FINE, USE), (_CAN, USE)):
+        m = rx.match(t)
+        if m:
+            return Stance(tuple(_side(m.group("x"), polarity)))
+    m = _AVOID.match(t)
+    if m:
+        x = m.group("x")
+        pair = _PAIR.match(x)
+        if pair:  # "don't use X, use Y" is rare; "never X but Y" reads as avoid X
+            x = pair.group("x")
+        return Stance(tuple(_side(x, AVOID)))
+    m = _ALWAYS.match(t)
+    body = m.group("x") if m else t
+    pair = _PAIR.match(body)
+    if pair:
+        return Stance(tuple(_pair(pair.group("x"), pair.group("y"), pair.group("how"))))
+    first = _WORD.match(body.lower())
+    if m or (first and first.group(0) in {"use", "prefer", "run", "call", "switch", "stick"}):
+        return Stance(tuple(_side(body, USE)))
+    return Stance()
+
+
+def agrees(new: Stance, old: Stance) -> bool:
+    """Both instructions say the same about a shared target and nothing opposite."""
+    a, b = new.polarity(), old.polarity()
+    shared = set(a) & set(b)
+    return bool(shared) and all(a[t] == b[t] and a[t] != WITHDRAW for t in shared)
+
+
+def reverses(new: Stance, old: Stance) -> bool:
+    """The new instruction flips or withdraws what the old one said about a shared target."""
+    a, b = new.polarity(), old.polarity()
+    return any(a[t] == WITHDRAW or a[t] == -b[t] for t in set(a) & set(b) if b[t] != WITHDRAW)
+
+
+def lifted(clause: str) -> str | None:
+    """The object of a clause that lifts an earlier instruction, else None.
+
+    "requests is fine now" -> "requests"; "forget what I said about squash merging" ->
+    "squash merging".
+    """
+    t = _LEAD.sub("", re.sub(r"\s+", " ", clause).strip().strip(".!?;: "))
+    for rx in (_WITHDRAW, _FINE, _CAN):
+        m = rx.match(t)
+        if m and targets(m.group("x")):
+            return m.group("x").strip()
+    return None

@@ -1,0 +1,120 @@
+"""Rules first (issue 14): the project's instructions in force open `context`, stale ones never.
+
+A rule or preference opens every answer of its project whatever the task; an early-stage
+correction opens those it is relevant to; a closed one is never served at the default as-of.
+`kinds` applies before `limit`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from graph.kinds import ItemKind
+from graph.models import Correction, Turn
+from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.recall import RecallRepository
+from graph.repositories.turns import TurnRepository
+from recall.config import RankingSection
+from recall.retrieval import RetrievalService
+from tests.shared_embedder import shared_local_embedder
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+TALK = [
+    "Change the RDS instance class to db.r6g.large for the reporting database.",
+    "The RDS instance class change is in the plan output.",
+    "Resize the RDS volume to 500 GB as well.",
+    "The dashboard for the RDS metrics loads again.",
+]
+
+
+async def _seed(db) -> None:
+    emb = shared_local_embedder()
+    vecs = await emb.embed(TALK)
+    await TurnRepository(db).upsert_many(
+        [
+            Turn(
+                id=f"trn_r_{i}",
+                project="infra",
+                session_id="ses_r",
+                ordinal=i,
+                role="user",
+                text=t,
+                token_estimate=len(t) // 4 + 1,
+                valid_from=T0 + timedelta(minutes=i),
+                embedding=v,
+            )
+            for i, (t, v) in enumerate(zip(TALK, vecs, strict=True))
+        ]
+    )
+    rules = {
+        "cor_plan": ("Always run terraform plan before any terraform apply.", "preference", None),
+        "cor_http": ("Use httpx, not requests.", "correction", None),
+        "cor_old": ("Use Poetry for dependencies.", "rule", T0 + timedelta(days=1)),
+    }
+    rvecs = await emb.embed([t for t, _, _ in rules.values()])
+    await CorrectionRepository(db).upsert_many(
+        [
+            Correction(
+                id=cid,
+                project="infra",
+                rule_text=text,
+                corrected_behaviour=text,
+                status=status,
+                confidence=0.8,
+                valid_from=T0,
+                valid_to=ended,
+                last_seen=datetime.now(UTC),
+                embedding=v,
+            )
+            for (cid, (text, status, ended)), v in zip(rules.items(), rvecs, strict=True)
+        ]
+    )
+
+
+async def _ids(svc: RetrievalService, query: str, **kw) -> list[str]:
+    out = await svc.context(query, ("infra",), limit=kw.pop("limit", 5), token_budget=None, **kw)
+    return [r.candidate.id for r in out.items]
+
+
+async def test_rules_in_force_open_every_answer_and_stale_ones_never(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
+    unrelated = await _ids(svc, "Change the RDS instance class to db.r6g.large")
+    assert unrelated[0] == "cor_plan"  # in force: opens the answer though no word is shared
+    assert "cor_http" not in unrelated  # an early correction about something else stays out
+    assert "cor_old" not in unrelated  # ended: not at the default as-of
+    http = await _ids(svc, "Which client should I use for requests to the partner API?")
+    assert http[:2] == ["cor_plan", "cor_http"] or http[:2] == ["cor_http", "cor_plan"]
+    # as of a time when the Poetry rule held, it is served again
+    back = await svc.context(
+        "How do I add dependencies with Poetry?",
+        ("infra",),
+        limit=5,
+        token_budget=None,
+        as_of=int((T0 + timedelta(hours=12)).timestamp() * 1000),
+    )
+    assert "cor_old" in [r.candidate.id for r in back.items]
+    first = (await svc.context("resize the volume", ("infra",), limit=5, token_budget=None)).items
+    assert first[0].why.get("rule_first") == 1.0
+
+
+async def test_kinds_apply_before_the_limit(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
+    only = await _ids(
+        svc, "RDS instance class and requests", limit=2, kinds=frozenset({ItemKind.CORRECTION})
+    )
+    assert len(only) == 2  # two corrections, not two slots eaten by turns then filtered away
+    assert set(only) <= {"cor_plan", "cor_http"}
+    turns = await _ids(svc, "RDS instance class", limit=3, kinds=frozenset({ItemKind.TURN}))
+    assert len(turns) == 3
+    assert all(i.startswith("trn_") for i in turns)
+
+
+async def test_no_rules_first_when_switched_off(graph_db) -> None:
+    await _seed(graph_db)
+    svc = RetrievalService(
+        RecallRepository(graph_db), shared_local_embedder(), RankingSection(rules_first=0)
+    )
+    ids = await _ids(svc, "Change the RDS instance class to db.r6g.large")
+    assert ids[0] != "cor_plan"  # ranked on its merits only: the turns about RDS come first

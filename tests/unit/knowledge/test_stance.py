@@ -1,0 +1,56 @@
+"""What an instruction says to use or avoid, read from its shape (`knowledge.stance`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.stance import AVOID, USE, WITHDRAW, agrees, lifted, reverses, stance
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Use yarn, not npm.", {"yarn": USE, "npm": AVOID}),
+        ("Stop reaching for npm.", {"npm": AVOID}),
+        ("Never npm.", {"npm": AVOID}),
+        ("Do not use requests in the ingestion service.", {"request": AVOID}),
+        ("Use Vitest instead of Jest for all new tests.", {"vitest": USE, "jest": AVOID}),
+        ("Put the 1:1s on Thursdays instead of Tuesdays.", {"thursday": USE, "tuesday": AVOID}),
+        ("Use Poetry for dependencies, do not pip install things.", {"poetri": USE, "pip": AVOID}),
+        ("Actually requests is fine now.", {"request": USE}),
+        ("Forget what I said about squash merging.", {"squash": WITHDRAW, "merg": WITHDRAW}),
+        ("Thanks, see you tomorrow.", {}),
+    ],
+)
+def test_the_stance_of_an_instruction(text: str, expected: dict[str, int]) -> None:
+    assert stance(text).polarity() == expected
+
+
+def test_paraphrases_agree_and_do_not_reverse() -> None:
+    rule = stance("Use pnpm, not npm.")
+    for paraphrase in ("Do not use npm.", "Stop reaching for npm.", "Never npm for this repo."):
+        assert agrees(stance(paraphrase), rule), paraphrase
+        assert not reverses(stance(paraphrase), rule), paraphrase
+    assert not agrees(stance("Use tabs for indentation."), rule)  # nothing shared
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Use pnpm, not npm.", "Actually npm is fine now."),
+        ("Use pnpm, not npm.", "From now on use npm instead of pnpm."),
+        ("Do not add Vitest.", "Use Vitest instead of Jest for all new tests."),
+        ("Always squash merge PRs into main.", "Forget what I said about squash merging."),
+    ],
+)
+def test_a_flip_or_a_lift_reverses(old: str, new: str) -> None:
+    assert reverses(stance(new), stance(old))
+    assert not agrees(stance(new), stance(old))
+
+
+def test_lifted_names_what_a_clause_lifts() -> None:
+    assert lifted("Actually requests is fine now.") == "requests"
+    assert lifted("Forget what I said about squash merging") == "squash merging"
+    assert lifted("You can use npm again.") == "npm"
+    assert lifted("The weather is nice today.") is None
+    assert lifted("Use yarn, not npm.") is None
