@@ -27,12 +27,18 @@ def placeholder(name: str) -> Any:
         "edges",
         "members",
         "items",
+        "keys",
+        "paths",
+        "statuses",
+        "keep",
+        "top",
     } or n.endswith(("_ids", "_rows", "_list")):
         return []
     if "vector" in n or "embedding" in n:
         return [0.0] * VECTOR_DIMS
     if (
-        n in {"limit", "k", "skip", "offset", "first", "batch_size", "n", "depth", "size"}
+        n in {"limit", "k", "k_search", "skip", "offset", "first", "batch_size", "n", "depth"}
+        or n in {"size", "used", "helpful", "harmful", "cap", "fetch"}
         or n.endswith(("_ms", "_at", "_count", "_limit"))
         or n in {"as_of", "known_at", "now", "at", "since", "until"}
     ):

@@ -1,24 +1,36 @@
-"""Shared fixtures: markers by directory, a network guard, and the embedded engine.
+"""Shared fixtures: markers by directory, a network guard, and the engines.
 
 One embedded FalkorDB server runs per test session (in a temporary data directory, on a Unix
-socket); each test gets its own freshly migrated graph (a separate FalkorDB key), so tests never see
-each other's data and need no wipe.
+socket); each test gets its own freshly migrated graph (a separate FalkorDB key). Every test that
+uses `graph_settings` or `graph_db` also runs on Neo4j when one is available: one database,
+migrated once per session and wiped around each test (`tests/engines.py`).
 """
 
 from __future__ import annotations
 
 import os
 import socket
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
-from graph.config import EmbeddedSettings, Engine, GraphSettings
+from graph.config import EmbeddedSettings, GraphSettings
+from graph.db import GraphDB
 from graph.embedded import EmbeddedServer
-from graph.engines.falkordb import FalkorDBGraph
 from graph.migrate import migrate
+from tests.engines import (
+    ENGINES,
+    deselect_neo4j,
+    drop_test_db,
+    make_test_db,
+    neo4j_conn,
+    neo4j_leg,
+    neo4j_migrated,
+    settings_for,
+)
+
+__all__ = ["neo4j_conn", "neo4j_migrated"]
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -34,6 +46,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "/tests/integration/" in str(item.path):
             item.add_marker(pytest.mark.integration)
+    deselect_neo4j(config, items)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    runs, where = neo4j_leg()
+    return (
+        f"engines: falkordb, neo4j ({where})" if runs else f"engines: falkordb (no neo4j: {where})"
+    )
 
 
 _real_connect = socket.socket.connect
@@ -69,29 +89,21 @@ def embedded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedd
     server.stop()
 
 
-@pytest.fixture
-def graph_settings(embedded_server: EmbeddedServer, tmp_path: Path) -> GraphSettings:
-    """Settings pointing at the session's server, with a graph name unique to this test."""
-    return GraphSettings(
-        engine=Engine.FALKORDB,
-        graph_name=f"t{uuid.uuid4().hex[:12]}",
-        falkordb={"unix_socket": embedded_server.socket_path},
-        embedded={"data_dir": tmp_path / "unused"},
-    )
+@pytest.fixture(params=list(ENGINES))
+def graph_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphSettings]:
+    """Settings of an empty graph for this test, on each engine (see `tests/engines.py`).
+
+    FalkorDB: a graph key unique to the test on the session's embedded server. Neo4j: the one
+    database, migrated once per session and wiped before and after the test.
+    """
+    yield from settings_for(request.param, request, tmp_path)
 
 
 @pytest.fixture
-async def graph_db(graph_settings: GraphSettings) -> AsyncIterator[FalkorDBGraph]:
-    """A migrated, empty graph on the embedded engine, dropped after the test."""
-    db = FalkorDBGraph(
-        graph_name=graph_settings.graph_name, unix_socket=str(graph_settings.falkordb.unix_socket)
-    )
+async def graph_db(graph_settings: GraphSettings) -> AsyncIterator[GraphDB]:
+    """A migrated, empty graph on the test's engine, removed after the test."""
+    db = make_test_db(graph_settings)
     await migrate(db)
     yield db
-    await db.drop()
+    await drop_test_db(db)
     await db.close()
-
-
-@pytest.fixture(scope="session")
-def engine_kind() -> Engine:
-    return Engine.FALKORDB

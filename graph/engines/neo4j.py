@@ -24,6 +24,25 @@ log = logging.getLogger("remgraph.graph.db")
 _INDEX_STATUS = Q("admin.index_status")
 
 
+class _NotificationsToDebug(logging.Filter):
+    """Demote the driver's server notifications (e.g. `AggregationSkippedNull`) to DEBUG.
+
+    The driver logs each as a WARNING; they are hints for developers, so they stay in a debug log
+    and never reach a user's terminal at the default level.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG) or any(
+            h.level <= logging.DEBUG for h in logging.getLogger().handlers
+        )
+
+
+_NOTIFICATIONS = logging.getLogger("neo4j.notifications")
+if not any(isinstance(f, _NotificationsToDebug) for f in _NOTIFICATIONS.filters):
+    _NOTIFICATIONS.addFilter(_NotificationsToDebug())
+
+
 @contextlib.contextmanager
 def _translate(name: str, address: str) -> Iterator[None]:
     """Map driver exceptions to the graph core's, most specific first (httpx's map_exceptions)."""

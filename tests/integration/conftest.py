@@ -1,9 +1,9 @@
-"""Integration fixtures: the engine-parametrised `any_db` for the contract suites.
+"""Integration fixtures: `any_db` (the contract suites' name for `graph_db`) and the Neo4j server.
 
-`any_db` runs a test on the embedded FalkorDB always and on Neo4j when one is reachable (else that
-leg skips naming why); see `tests/engines.py`.
+Both follow `graph_settings`' engines: the embedded FalkorDB always, Neo4j when one is reachable;
+see `tests/engines.py`.
 """
 
-from tests.engines import any_db, neo4j_conn
+from tests.engines import any_db
 
-__all__ = ["any_db", "neo4j_conn"]
+__all__ = ["any_db"]

@@ -33,9 +33,13 @@ def mcp_env(graph_settings: Any, key: str, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
         "TOKENIZERS_PARALLELISM": "false",
         "REMGRAPH_ENV": "test",
-        "REMGRAPH_ENGINE": "falkordb",
+        "REMGRAPH_ENGINE": graph_settings.engine.value,
         "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
         "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
+        # the Neo4j leg (tests/engines.py): ignored when the engine is falkordb
+        "REMGRAPH_NEO4J__URI": graph_settings.neo4j.uri,
+        "REMGRAPH_NEO4J__USER": graph_settings.neo4j.user,
+        "REMGRAPH_NEO4J__PASSWORD": graph_settings.neo4j.password.get_secret_value(),
         "REMGRAPH_API_KEY": key,
         **extra,
     }

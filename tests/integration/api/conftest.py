@@ -132,6 +132,7 @@ def api_settings(graph_settings) -> ApiSettings:
         engine=graph_settings.engine,
         graph_name=graph_settings.graph_name,
         falkordb=graph_settings.falkordb,
+        neo4j=graph_settings.neo4j,
         embedded=graph_settings.embedded,
         # gc_freeze: a test process starts many apps; freezing is tested on its own
         api={"max_body_bytes": 20_000, "max_depth": 8, "gc_freeze": False},

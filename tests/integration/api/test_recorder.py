@@ -10,23 +10,23 @@ import httpx
 from api.app import create_app
 from api.recorder import ContextQueryRecorder
 from core.timeutil import now_ms
-from graph.engines.falkordb import FalkorDBGraph, params_header
+from graph.db import GraphDB
+from graph.engines.falkordb import FalkorDBGraph
 from graph.explore import browser_queries
 from graph.repositories.context_queries import (
     ContextItemRef,
     ContextQueryRecord,
     ContextQueryRepository,
 )
+from tests.engines import run_text
 from tests.integration.api.conftest import gql
 from tests.integration.api.test_graphql import CONTEXT
 
 
-async def _guide(db: FalkorDBGraph, query_text: str) -> list[dict[str, Any]]:
+async def _guide(db: GraphDB, query_text: str) -> list[dict[str, Any]]:
     """The Browser guide `context_for_query`, run as Neo4j Browser would run it (text as is)."""
     [guide] = [q for q in browser_queries() if q.name == "context_for_query"]
-    res = await db._graph.ro_query(params_header({"query_text": query_text}) + guide.text)
-    cols = [h[1] for h in res.header]
-    return [dict(zip(cols, row, strict=True)) for row in res.result_set]
+    return await run_text(db, guide.text, {"query_text": query_text})
 
 
 def _records(n: int, project: str = "alpha", prefix: str = "q") -> list[ContextQueryRecord]:

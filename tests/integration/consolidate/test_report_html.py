@@ -18,6 +18,7 @@ from remgraph.cli import app
 from remgraph.settings import Settings
 from remgraph.wiring import extraction_hooks
 from tests.browser import chromium_page, require_chromium
+from tests.engines import set_engine_env
 from tests.shared_embedder import shared_local_embedder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -58,9 +59,7 @@ async def test_html_report_renders_every_plot(graph_db, graph_settings, tmp_path
     await _build(graph_db, graph_settings)
     for k in [k for k in os.environ if k.startswith("REMGRAPH_")]:
         monkeypatch.delenv(k)
-    monkeypatch.setenv("REMGRAPH_ENGINE", "falkordb")
-    monkeypatch.setenv("REMGRAPH_GRAPH_NAME", graph_settings.graph_name)
-    monkeypatch.setenv("REMGRAPH_FALKORDB__UNIX_SOCKET", str(graph_settings.falkordb.unix_socket))
+    set_engine_env(monkeypatch, graph_settings)
     out = tmp_path / "report" / "rem.html"
     args = ["rem", "report", "--html", str(out), "--out", str(tmp_path / "md")]
     result = await asyncio.to_thread(CliRunner().invoke, app, args)  # the CLI runs its own loop

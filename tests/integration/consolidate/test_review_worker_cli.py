@@ -25,6 +25,7 @@ from graph.models import Lesson, Session
 from graph.repositories.findings import FindingRepository
 from graph.repositories.jobs import JobRepository
 from graph.repositories.rem import RemRepository
+from tests.engines import engine_env
 from tests.integration.consolidate.seed import NOW, at, put_lessons, put_sessions, vec
 
 
@@ -148,9 +149,7 @@ def _env(graph_settings: GraphSettings, tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         {
-            "REMGRAPH_ENGINE": "falkordb",
-            "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
-            "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
+            **engine_env(graph_settings),
             "REMGRAPH_EMBEDDED__DATA_DIR": str(tmp_path / "data"),
             "REMGRAPH_CONSOLIDATE__REPORT_DIR": str(tmp_path / "reports"),
         }

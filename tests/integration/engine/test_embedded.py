@@ -23,6 +23,8 @@ from graph.engines.falkordb import FalkorDBGraph
 from graph.errors import EngineStartError, GraphError
 from graph.migrate import migrate
 
+pytestmark = pytest.mark.falkordb_only  # the embedded server, its files and DUMP
+
 # SchemaMigration rows are the smallest real write the graph core owns; they go through the same
 # adapter, parameter encoding and AOF as every other write.
 _RECORD = Q("migration.record")

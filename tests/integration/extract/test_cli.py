@@ -12,12 +12,12 @@ from typer.testing import CliRunner
 from ai.embed import Embedder
 from graph.config import GraphSettings
 from graph.db import GraphDB
-from graph.engines.falkordb import FalkorDBGraph
 from graph.migrate import migrate
 from graph.repositories.corrections import CorrectionRepository
 from ingest.config import IngestSettings
 from ingest.extract.cli import extract
 from ingest.extract.service import extract_stored
+from tests.engines import make_test_db, set_engine_env
 from tests.integration.extract.transcripts import pytest_session, store
 
 
@@ -38,19 +38,14 @@ async def test_extract_stored_runs_sessions_oldest_first(
 
 def test_cli_extract_json(graph_settings: GraphSettings, monkeypatch: pytest.MonkeyPatch) -> None:
     async def seed() -> None:
-        db = FalkorDBGraph(
-            graph_name=graph_settings.graph_name,
-            unix_socket=str(graph_settings.falkordb.unix_socket),
-        )
+        db = make_test_db(graph_settings)
         await migrate(db)
         for k in range(2):
             await store(db, pytest_session("cli", k))
         await db.close()
 
     asyncio.run(seed())
-    monkeypatch.setenv("REMGRAPH_ENGINE", "falkordb")
-    monkeypatch.setenv("REMGRAPH_GRAPH_NAME", graph_settings.graph_name)
-    monkeypatch.setenv("REMGRAPH_FALKORDB__UNIX_SOCKET", str(graph_settings.falkordb.unix_socket))
+    set_engine_env(monkeypatch, graph_settings)
     app = typer.Typer()
     app.command("extract")(extract)
     app.command("noop")(lambda: None)  # two commands keep `extract` a named subcommand

@@ -51,13 +51,11 @@ async def test_record_links_returned_items_and_lists_recent(graph_db) -> None:
 
 async def _guide(db, query_text: str) -> list[dict]:
     """Run the Browser guide `context_for_query` as Neo4j Browser would (text as is)."""
-    from graph.engines.falkordb import params_header
     from graph.explore import browser_queries
+    from tests.engines import run_text
 
     [guide] = [q for q in browser_queries() if q.name == "context_for_query"]
-    res = await db._graph.ro_query(params_header({"query_text": query_text}) + guide.text)
-    cols = [h[1] for h in res.header]
-    return [dict(zip(cols, row, strict=True)) for row in res.result_set]
+    return await run_text(db, guide.text, {"query_text": query_text})
 
 
 async def test_record_many_writes_the_nodes_and_edges_record_writes(graph_db) -> None:

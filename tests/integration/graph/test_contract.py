@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from graph.cypher import Dialect, Mode, Q, registry
+from graph.cypher import Q, registry
 from graph.db import GraphDB
-from graph.engines.falkordb import FalkorDBGraph
 from graph.errors import ConflictError, NotFoundError
 from graph.migrate import migrate
 from graph.models import Project, Session, ToolStat, Turn
 from graph.repositories import ProjectRepository, SessionRepository, TurnRepository
+from graph.verify import verify_queries
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
 REC = datetime(2020, 2, 1, tzinfo=UTC)
@@ -253,43 +253,9 @@ async def test_migrations_twice_change_nothing(any_db: GraphDB) -> None:
     assert await node_counts(any_db) == before
 
 
-def _placeholder(name: str) -> Any:
-    """A value of a plausible type for a declared parameter (EXPLAIN plans, never runs)."""
-    if name in {"rows", "ids", "top"} or name.endswith(("_ids", "ids")):
-        return []
-    if name in {"vector", "embedding"}:
-        return vec(1.0)
-    if name in {"limit", "k", "cap", "fetch", "skip", "after_ordinal"}:
-        return 1
-    if name in {"as_of", "known_at", "at", "now"} or name.endswith(("_at", "_ms", "_from", "_to")):
-        return 0
-    if name == "row":
-        return {"id": "x"}
-    if name == "projects":
-        return ["p"]
-    if name == "after":
-        return ""
-    return "x"
-
-
-PLACEHOLDERS: dict[str, dict[str, Any]] = {
-    "turn.list": {"after": -1},
-}
-"""Per-query placeholder overrides where the generic guess has the wrong type."""
-
-
-async def test_explain_every_query(graph_db: FalkorDBGraph) -> None:
-    reg = registry()
-    failures: list[str] = []
-    for name in reg.names(Dialect.FALKORDB):
-        q = reg.get(name, Dialect.FALKORDB)
-        if q.mode is Mode.SCHEMA or name.startswith("schema."):
-            continue
-        params = {p: _placeholder(p) for p in q.params} | {
-            k: v for k, v in PLACEHOLDERS.get(name, {}).items() if k in q.params
-        }
-        try:
-            await graph_db.explain(Q(name), **params)
-        except Exception as e:  # collect every failing query, then fail once
-            failures.append(f"{name}: {e}")
-    assert failures == []
+async def test_explain_every_query(graph_db: GraphDB) -> None:
+    """Every query of the engine's dialect plans on that engine, with the typed placeholders of
+    `remgraph db verify-queries` (Neo4j's EXPLAIN type-checks parameters; FalkorDB's does not)."""
+    results = await verify_queries(graph_db)
+    assert len(results) > 100
+    assert [f"{r.name}: {r.error}" for r in results if not r.ok] == []

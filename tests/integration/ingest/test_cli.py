@@ -15,6 +15,7 @@ from graph.config import GraphSettings
 from graph.cypher import Q
 from ingest.cli import register, run_ingest
 from ingest.config import IngestSettings
+from tests.engines import set_engine_env
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
 _STATS = Q("admin.stats")
@@ -22,9 +23,7 @@ _STATS = Q("admin.stats")
 
 @pytest.fixture
 def env(graph_settings: GraphSettings, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REMGRAPH_ENGINE", "falkordb")
-    monkeypatch.setenv("REMGRAPH_FALKORDB__UNIX_SOCKET", str(graph_settings.falkordb.unix_socket))
-    monkeypatch.setenv("REMGRAPH_GRAPH_NAME", graph_settings.graph_name)
+    set_engine_env(monkeypatch, graph_settings)
     monkeypatch.setenv("REMGRAPH_INGEST__EMBED", "false")
 
 

@@ -1,4 +1,4 @@
-"""Every Neo4j Browser guide in `cypher/browser/` runs on the embedded engine against a graph built
+"""Every Neo4j Browser guide in `cypher/browser/` runs on each engine against a graph built
 by the real pipeline (ingest + extraction + a REM cycle) and finds what it is meant to show."""
 
 from __future__ import annotations
@@ -10,26 +10,25 @@ import pytest
 
 from consolidate.runner import run_job
 from core.timeutil import OPEN
-from graph.engines.falkordb import FalkorDBGraph, params_header
+from graph.db import GraphDB
 from graph.explore import browser_queries, instructions
 from graph.repositories.context_queries import ContextItemRef, ContextQueryRepository
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
 from remgraph.wiring import extraction_hooks
+from tests.engines import run_text
 from tests.shared_embedder import shared_local_embedder
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-async def _run(db: FalkorDBGraph, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def _run(db: GraphDB, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     # Guides are documentation for Neo4j Browser, not registry queries: run their text as is.
-    res = await db._graph.ro_query(params_header(params) + text)
-    cols = [h[1] for h in res.header]
-    return [dict(zip(cols, row, strict=True)) for row in res.result_set]
+    return await run_text(db, text, params)
 
 
 @pytest.fixture
-async def built(graph_db: FalkorDBGraph, graph_settings) -> FalkorDBGraph:
+async def built(graph_db: GraphDB, graph_settings) -> GraphDB:
     settings = Settings(**graph_settings.model_dump())
     emb = shared_local_embedder()
     report = await ingest_paths(
@@ -46,13 +45,13 @@ async def built(graph_db: FalkorDBGraph, graph_settings) -> FalkorDBGraph:
     return graph_db
 
 
-async def _one(db: FalkorDBGraph, label: str, prop: str = "id") -> str:
+async def _one(db: GraphDB, label: str, prop: str = "id") -> str:
     rows = await _run(db, f"MATCH (n:{label}) RETURN n.{prop} AS v ORDER BY v LIMIT 1", {})
     assert rows, f"the pipeline wrote no {label}"
     return str(rows[0]["v"])
 
 
-async def test_every_guide_runs_and_shows_its_subject(built: FalkorDBGraph) -> None:
+async def test_every_guide_runs_and_shows_its_subject(built: GraphDB) -> None:
     db = built
     session_id = await _one(db, "Session")
     topic_rows = await _run(

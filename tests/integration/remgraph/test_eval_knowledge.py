@@ -134,6 +134,7 @@ def _run_cli(out: Path, fixture: Path) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.falkordb_only
 def test_cli_on_the_embedded_engine_drops_its_graphs(
     small_locomo: Path,
     graph_settings: GraphSettings,

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graph.engines.falkordb import FalkorDBGraph
 from graph.migrate import migrate
 from graph.models import Correction, Primer, utc_now
 from graph.repositories.corrections import CorrectionRepository
@@ -34,6 +33,7 @@ from ingest.pipeline import ingest_paths
 from remgraph.cli import app
 from remgraph.settings import Settings
 from remgraph.wiring import extraction_hooks
+from tests.engines import drop_test_db, engine_env, make_test_db
 from tests.shared_embedder import shared_local_embedder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -51,9 +51,7 @@ def transcripts_dir(shared_dir: Path) -> Path:
 def hook_env(graph_settings, tmp_path, monkeypatch) -> dict[str, str]:
     """Settings that `hooks install` bakes into the commands: this test's graph and data dir."""
     values = {
-        "REMGRAPH_ENGINE": "falkordb",
-        "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
-        "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
+        **engine_env(graph_settings),
         "REMGRAPH_EMBEDDED__DATA_DIR": str(tmp_path / "data"),
     }
     for k in [k for k in os.environ if k.startswith("REMGRAPH_")]:
@@ -129,10 +127,12 @@ async def _worker_done(state: Path, runs_before: int, timeout_s: float = 240.0) 
 
 
 async def _clean_ingest(graph_settings, path: Path) -> dict:
-    """One clean `remgraph ingest` of the whole file in a graph of its own."""
-    db = FalkorDBGraph(
-        graph_name=graph_settings.graph_name + "_clean",
-        unix_socket=str(graph_settings.falkordb.unix_socket),
+    """One clean `remgraph ingest` of the whole file in a graph of its own.
+
+    Neo4j has one database: the ingest goes there and is wiped again, so call this first.
+    """
+    db = make_test_db(
+        graph_settings.model_copy(update={"graph_name": graph_settings.graph_name + "_clean"})
     )
     await migrate(db)
     try:
@@ -143,7 +143,7 @@ async def _clean_ingest(graph_settings, path: Path) -> dict:
         )
         return await _turns(db)
     finally:
-        await db.drop()
+        await drop_test_db(db)
         await db.close()
 
 
@@ -291,6 +291,7 @@ async def test_stop_and_session_end_ingest_the_transcript_incrementally(
 async def test_codex_session_start_json_and_notify_ingest(
     graph_db, graph_settings, hook_env, tmp_path
 ):
+    expected = await _clean_ingest(graph_settings, CODEX_ROLLOUT)
     await _seed_rules_and_pack(graph_db)
     home = tmp_path / "codex"
     result = CliRunner().invoke(
@@ -328,5 +329,4 @@ async def test_codex_session_start_json_and_notify_ingest(
     )
     assert run.returncode == 0, run.stderr
     assert "new turns" in run.stderr, run.stderr
-    expected = await _clean_ingest(graph_settings, CODEX_ROLLOUT)
     assert await _turns(graph_db) == expected

@@ -21,6 +21,7 @@ import pytest
 
 from graph.models import Project
 from graph.repositories.projects import ProjectRepository
+from tests.engines import engine_env
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -57,9 +58,7 @@ def test_up_announces_the_api_only_when_a_pasted_curl_works(graph_settings, with
         "COLUMNS": "4000",  # no wrapping of the printed curl
         "TOKENIZERS_PARALLELISM": "false",
         "REMGRAPH_ENV": "test",
-        "REMGRAPH_ENGINE": "falkordb",
-        "REMGRAPH_GRAPH_NAME": graph_settings.graph_name,
-        "REMGRAPH_FALKORDB__UNIX_SOCKET": str(graph_settings.falkordb.unix_socket),
+        **engine_env(graph_settings),
         "REMGRAPH_API__GC_FREEZE": "false",
     }
     proc = subprocess.Popen(
