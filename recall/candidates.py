@@ -156,6 +156,7 @@ def knowledge_candidate(
         valid_to_ms=h.valid_to,
         turn_ids=tuple(dict.fromkeys(turn_ids)),
         weight=knowledge_weight(h, now),
+        speaker=h.subject or "",
     )
 
 

@@ -30,6 +30,7 @@ class Candidate:
     session_id: str | None = None
     ordinal: int | None = None
     speaker: str = ""
+    """A turn's speaker; for a fact, whom it is about (its subject)."""
     time_ms: int | None = None
     """Event time of the item (a turn's timestamp, a knowledge item's `valid_from`)."""
     valid_from_ms: int | None = None

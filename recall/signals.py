@@ -150,8 +150,8 @@ def derived(c: Candidate, q: QueryState) -> float | None:
 
 
 def speaker(c: Candidate, q: QueryState) -> float | None:
-    """A turn whose speaker the query names (full name or first name)."""
-    if c.kind is not ItemKind.TURN:
+    """A turn whose speaker the query names (full name or first name), or a fact about them."""
+    if not c.speaker:
         return None
     name = c.speaker.lower()
     hit = name in q.speakers or any(name.split()[:1] == [s.split()[0]] for s in q.speakers if s)

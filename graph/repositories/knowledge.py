@@ -9,7 +9,7 @@ Unlike `TemporalRepository`, reads here take `now` in epoch ms and rows carry th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from core.timeutil import now_ms
@@ -52,6 +52,12 @@ class KnowledgeRepository(Generic[M]):
         emb = embedding_rows(items)
         if emb:
             await self._db.write(self.embeddings_query, rows=emb)
+
+    async def set_embeddings(self, items: Iterable[tuple[str, Sequence[float]]]) -> None:
+        """Write `(id, vector)` pairs onto stored items (unknown ids are skipped)."""
+        rows = [{"id": i, "embedding": [float(x) for x in v]} for i, v in items]
+        if rows:
+            await self._db.write(self.embeddings_query, rows=rows)
 
     async def get_many(self, ids: Sequence[str]) -> list[M | None]:
         """Items in the order of `ids` (None for unknown ids)."""

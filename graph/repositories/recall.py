@@ -92,6 +92,8 @@ class KnowledgeHit:
     """End of the event interval in epoch ms; None while the item still holds."""
     turn_ids: tuple[str, ...]
     """Turns the item points back to (provenance; for a topic, turns mentioning it)."""
+    subject: str | None
+    """Who or what a fact is about (`user`, a person, a service); None for other kinds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,7 @@ def _knowledge_hit(r: Mapping[str, Any]) -> KnowledgeHit:
         valid_from=_opt_int(r["valid_from"]),
         valid_to=_end(r["valid_to"]),
         turn_ids=tuple(r["turn_ids"] or ()),
+        subject=r["subject"],
     )
 
 

@@ -40,6 +40,7 @@ from ingest.extract.models import (
     CorrectionCandidate,
     ExtractionReport,
     ExtractionResult,
+    FactCandidate,
     LessonCandidate,
     TopicCandidate,
 )
@@ -58,9 +59,22 @@ __all__ = [
     "vector_texts",
 ]
 
-VECTOR_STEPS = frozenset({"topics", "corrections", "lessons"})
-"""Steps that embed and search by similarity (deferred to the embedding backlog)."""
-ALL_STEPS = VECTOR_STEPS | {"facts", "enrichment"}
+VECTOR_STEPS = frozenset({"topics", "corrections", "lessons", "fact_vectors"})
+"""Steps that embed or search by similarity (deferred to the embedding backlog).
+
+`fact_vectors` embeds the statements of the facts the `facts` step stored, so `context` finds
+facts by meaning as well as by words; it runs after `facts` (or later, from the backlog)."""
+_STEP_METHOD = {
+    "topics": "_apply_topics",
+    "corrections": "_apply_corrections",
+    "lessons": "_apply_lessons",
+    "facts": "_apply_facts",
+    "fact_vectors": "_embed_facts",
+    "enrichment": "_apply_enrichment",
+}
+"""Each step's `KnowledgeWriter` method, in the order `apply` runs them."""
+_STEP_ORDER = tuple(_STEP_METHOD)
+ALL_STEPS = frozenset(_STEP_ORDER)
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +160,14 @@ def _lesson_text(c: LessonCandidate) -> str:
     return f"{c.title}\n{c.applicable_when}"
 
 
+def _fact_statement(c: FactCandidate) -> str:
+    return c.statement or f"{c.subject} {c.predicate} {c.object}"
+
+
+def _fact_id(project: str, c: FactCandidate) -> str:
+    return fact_id(project, c.subject, c.predicate, c.object, to_ms(c.valid_from))
+
+
 def vector_texts(r: ExtractionResult) -> list[str]:
     """Every text the vector-dependent steps embed for `r`.
 
@@ -155,6 +177,7 @@ def vector_texts(r: ExtractionResult) -> list[str]:
         *(_topic_text(c) for c in r.topics if c.turn_ids),
         *(_correction_text(c) for c in r.corrections),
         *(_lesson_text(c) for c in r.lessons),
+        *(_fact_statement(c) for c in r.facts),
     ]
 
 
@@ -211,14 +234,7 @@ class KnowledgeWriter:
         self.sessions = SessionRepository(db)
         self._state = _RunState()
         self._now = now_ms()
-        self.timings: dict[str, float] = {
-            "topics": 0.0,
-            "corrections": 0.0,
-            "lessons": 0.0,
-            "facts": 0.0,
-            "enrichment": 0.0,
-            "finish": 0.0,
-        }
+        self.timings: dict[str, float] = dict.fromkeys((*_STEP_ORDER, "finish"), 0.0)
 
     @property
     def projects_touched(self) -> set[str]:
@@ -241,17 +257,11 @@ class KnowledgeWriter:
         report = ExtractionReport(sessions=1 if "facts" in steps else 0)
         self._state.projects.add(result.project)
         self._now = now
-        for name, step in (
-            ("topics", self._apply_topics),
-            ("corrections", self._apply_corrections),
-            ("lessons", self._apply_lessons),
-            ("facts", self._apply_facts),
-            ("enrichment", self._apply_enrichment),
-        ):
+        for name in _STEP_ORDER:
             if name not in steps:
                 continue
             t0 = time.perf_counter()
-            await step(result, report, now)
+            await getattr(self, _STEP_METHOD[name])(result, report, now)
             self.timings[name] += time.perf_counter() - t0
         if result.llm_usage:
             report.llm_usage = dict(result.llm_usage)
@@ -686,8 +696,7 @@ class KnowledgeWriter:
             return
         facts: dict[str, Fact] = {}
         for c in r.facts:
-            vf = to_ms(c.valid_from)
-            fid = fact_id(r.project, c.subject, c.predicate, c.object, vf)
+            fid = _fact_id(r.project, c)
             prev = facts.get(fid)
             facts[fid] = Fact(
                 id=fid,
@@ -696,7 +705,7 @@ class KnowledgeWriter:
                 predicate=normalize_key(c.predicate),
                 object=c.object,
                 kind=c.kind,
-                statement=c.statement or f"{c.subject} {c.predicate} {c.object}",
+                statement=_fact_statement(c),
                 confidence=c.confidence,
                 source_turn_ids=_union(prev.source_turn_ids if prev else (), c.turn_ids),
                 valid_from=c.valid_from,
@@ -706,6 +715,18 @@ class KnowledgeWriter:
         report.facts_added += len(out.added)
         report.facts_reinforced += len(out.reinforced)
         report.facts_invalidated += len(out.invalidated)
+
+    async def _embed_facts(self, r: ExtractionResult, report: ExtractionReport, now: int) -> None:
+        """Store the statement embedding of each fact of `r`.
+
+        A fact folded into an older one that says the same keeps that one's vector (its own id
+        was never stored, so nothing is set for it).
+        """
+        if not r.facts:
+            return
+        by_id = {_fact_id(r.project, c): _fact_statement(c) for c in r.facts}
+        vecs = await self.embedder.embed(list(by_id.values()))
+        await self.facts.set_embeddings(zip(by_id, vecs, strict=True))
 
     # --- session enrichment ----------------------------------------------------------------------
 

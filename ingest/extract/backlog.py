@@ -59,8 +59,9 @@ async def queue_deferred(db: GraphDB, result: ExtractionResult, session: Session
             project=result.project,
         ),
     ]
-    if result.topics or result.corrections or result.lessons:
-        rest = result.model_copy(update={"facts": (), "enrichment": SessionEnrichment()})
+    if result.topics or result.corrections or result.lessons or result.facts:
+        # Facts stay in the payload for their statement vectors (`fact_vectors`).
+        rest = result.model_copy(update={"enrichment": SessionEnrichment()})
         items.insert(
             0,
             BacklogItem(

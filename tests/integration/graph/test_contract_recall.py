@@ -398,6 +398,7 @@ async def test_knowledge_fulltext_finds_every_kind_with_its_columns(knowledge: G
         valid_from=to_ms(h(1)),
         valid_to=None,
         turn_ids=("s1-t1",),
+        subject=None,
     )
     cor = got["cor_1"]
     assert (cor.kind, cor.text, cor.status, cor.turn_ids) == (

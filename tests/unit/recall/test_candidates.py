@@ -9,7 +9,7 @@ import pytest
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, TurnHit
 from knowledge.scoring import correction_effective_weight
-from recall.candidates import KnowledgePool, knowledge_weight
+from recall.candidates import KnowledgePool, knowledge_candidate, knowledge_weight
 from recall.search import fuse_hits
 
 DAY = 86_400_000
@@ -33,6 +33,7 @@ def hit(id: str, kind: ItemKind = ItemKind.FACT, **kw) -> KnowledgeHit:
         "valid_from": None,
         "valid_to": None,
         "turn_ids": (),
+        "subject": None,
     }
     return KnowledgeHit(**(base | kw))
 
@@ -93,3 +94,10 @@ def test_hybrid_search_fuses_by_reciprocal_rank_then_id() -> None:
     assert all(h.text is None for h in fused)
     tied = fuse_hits((("fulltext", [TurnHit("z", 1.0)]), ("vector", [TurnHit("y", 1.0)])), 10)
     assert [h.id for h in tied] == ["y", "z"]  # equal fused scores go by id
+
+
+def test_a_fact_candidate_speaks_for_its_subject() -> None:
+    fact = knowledge_candidate(hit("f", subject="user"), {}, {}, ("t1",), now=0)
+    topic = knowledge_candidate(hit("t", ItemKind.TOPIC), {}, {}, (), now=0)
+    assert (fact.speaker, topic.speaker) == ("user", "")
+    assert fact.turn_ids == ("t1",)

@@ -102,7 +102,15 @@ def test_speaker_boosts_turns_by_a_named_speaker_or_first_name() -> None:
     assert signals.speaker(cand("b", speaker="caroline"), q) == W.speaker_boost
     assert signals.speaker(cand("c", speaker="Mel Jones"), q) == W.speaker_boost
     assert signals.speaker(cand("d", speaker="Bob"), q) is None
-    assert signals.speaker(cand("e", ItemKind.FACT, speaker="Mel"), q) is None
+
+
+def test_speaker_boosts_facts_about_a_named_speaker_only() -> None:
+    q = state([], "what did Caroline Smith and Mel say")
+    # A fact's candidate speaker is its subject: a fact about Mel counts, one about Bob or
+    # a knowledge item about no one does not.
+    assert signals.speaker(cand("e", ItemKind.FACT, speaker="Mel"), q) == W.speaker_boost
+    assert signals.speaker(cand("f", ItemKind.FACT, speaker="Bob"), q) is None
+    assert signals.speaker(cand("g", ItemKind.TOPIC), q) is None
 
 
 def test_time_boosts_items_inside_a_named_range() -> None:
