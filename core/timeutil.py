@@ -75,6 +75,11 @@ MONTHS: dict[str, int] = {
 }
 """English month names and abbreviations (lower case) → month number."""
 
+WEEKDAYS: frozenset[str] = frozenset(
+    d.lower() for d in (*calendar.day_name, *calendar.day_abbr, "tues", "thur", "thurs")
+)
+"""English weekday names and abbreviations (lower case)."""
+
 RELATIVE_TIME = re.compile(
     r"\b(yesterday|today|last\s+(?:week|month|year)|this\s+(?:week|month|year)|"
     r"(?:a|one|two|three|few)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",

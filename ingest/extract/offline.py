@@ -25,6 +25,7 @@ from typing import Final, Literal
 
 from core.ids import normalize_key
 from core.text import sentences, words
+from core.timeutil import MONTHS, RELATIVE_TIME, WEEKDAYS
 from graph.models import CorrectionType, LessonCategory
 from ingest.extract.models import (
     CorrectionCandidate,
@@ -71,7 +72,7 @@ _USE_DONT = re.compile(
 )
 # "yarn, not npm" / "httpx, not requests" / "poetry add, not pip install": a terse choice
 _BARE_PAIR = re.compile(
-    rf"^{_LEAD}(?:[\w ]{{0,30}}:\s*)?(?!(?:i|we|you|he|she|they|it|this|that|my|our)\b)"
+    rf"^{_LEAD}(?:[\w ,]{{0,40}}:\s*)?(?!(?:i|we|you|he|she|they|it|this|that|my|our)\b)"
     rf"(?P<x>[\w.+#\-]+(?: [\w.+#\-]+)?),\s*not\s+"
     rf"(?P<y>[\w.+#\-]+(?: [\w.+#\-]+){{0,2}}){_END}",
     re.IGNORECASE,
@@ -81,6 +82,16 @@ _INSTEAD_TAIL = re.compile(
 )
 _NEG = re.compile(
     rf"^{_LEAD}(?P<neg>don't|dont|do not|never|stop|quit|avoid)\s+(?P<x>[^.;!?\n]{{3,120}}?){_END}",
+    re.IGNORECASE,
+)
+# "No flights before 9am", "no early-morning departures", "nothing that leaves before nine":
+# a constraint on what the assistant picks, stated without a verb.
+_NO_THING = re.compile(
+    rf"^{_LEAD}(?:i told you,?\s+|again,?\s+)?(?P<neg>no|nothing)\s+"
+    rf"(?P<x>(?:[\w\-]+\s+){{0,3}}?(?:[\w\-]+s|that\s+\w+)\s+"
+    rf"(?:before|after|on|at|with|without|in|over|under|above|below|later than|earlier than)\s+"
+    rf"[^.;!?\n]{{1,60}}?|[\w\-]+(?:\s+[\w\-]+)?\s+\w+s)"
+    rf"(?:,?\s+(?:please|thanks|thank you))?{_END}",
     re.IGNORECASE,
 )
 _ALWAYS = re.compile(
@@ -236,7 +247,7 @@ def _bare_pair(clause: str) -> Answer:
     m = _BARE_PAIR.match(clause)
     if not m:
         return _NEXT
-    x, y = m.group("x").strip(), m.group("y").strip()
+    x, y = m.group("x").strip(), m.group("y").strip().rstrip(".")
     return normalize_rule(f"{x}, not {y}"), x, y, False, None
 
 
@@ -250,6 +261,17 @@ def _always(clause: str) -> Answer:
 
 
 _NEG_LEAD = {"never": "Never", "stop": "Stop", "quit": "Stop", "avoid": "Avoid"}
+
+
+def _no_thing(clause: str) -> Answer:
+    m = _NO_THING.match(clause)
+    if not m:
+        return _NEXT
+    x = re.sub(r",?\s+(?:please|thanks|thank you)$", "", m.group("x").strip(), flags=re.I)
+    if len(words(x)) < 2:
+        return _NEXT
+    lead = "nothing" if m.group("neg").lower() == "nothing" else "no"
+    return normalize_rule(f"{lead} {x}"), f"{lead} {x}", x, False, x
 
 
 def _negation(clause: str) -> Answer:
@@ -283,6 +305,12 @@ def _stated(
     return parse
 
 
+# After "forget what I said about X": "We use Y now" is what replaces it.
+_WE_USE = re.compile(
+    r"^(?:so\s+|instead,?\s+)?(?:we|i)(?:'ll|\s+will)?\s+(?:now\s+)?(?:use|prefer|do|go with)\s+"
+    r"(?P<x>[^.;!?\n,]{2,80}?)(?:\s+(?:now|from now on|instead|these days))?\s*(?:[.,;!?\n]|$)",
+    re.IGNORECASE,
+)
 _ACTUALLY_LEAD = re.compile(r"^(?:use|run|it'?s|the|we|you|call|put|keep|don'?t|do not)", re.I)
 
 
@@ -303,6 +331,7 @@ _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _instead_tail,
     _always,
     _negation,
+    _no_thing,
     _stated(_FROM_NOW, explicit=True),
     _stated(_TOLD, explicit=False),
     _stated(_WRONG, explicit=False, need_text=True),
@@ -331,6 +360,16 @@ _DECIDE = re.compile(
     + _OBJ
     + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?"
     + r"\s*(?:[.,;!?\n]|\binstead\b|$)",
+    re.IGNORECASE,
+)
+# "switch the job queue to RabbitMQ", "we migrated the orders database to Postgres", "moving the
+# deployment to a Hetzner box": what the subject uses from now on (closing what it used before).
+_SWITCH = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?)\s+"
+    r"(?:the\s+|our\s+|my\s+|all\s+(?:the\s+|our\s+)?)?(?P<for>[a-z][\w\- ]{1,40}?)\s+"
+    r"(?:from\s+[\w.+#\- ]{1,40}?\s+)?(?:to|onto|over to)\s+(?:an?\s+|the\s+)?"
+    + _OBJ
+    + r"(?:\s+(?:with|using|on|in|running)\b[^.,;!?\n]*)?\s*(?:[.,;!?\n]|$)",
     re.IGNORECASE,
 )
 _PREFER = re.compile(
@@ -393,6 +432,9 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         "started",
     ),
 ]
+_NAME = re.compile(
+    r"\b(?:call me|my name is|my name's|i go by|you can call me)\s+(?P<x>[A-Z][a-z]{1,20})\b"
+)
 _NOT_DECISION_OBJ = re.compile(
     r"^(?:it|this|that|them|him|her|me|you|us|a|an|the|some|go|do|see|try|get|make|have|be|"
     r"talk|chat|catch|hang|meet|know|start|keep|just|now|again|sure|both)\b",
@@ -404,8 +446,39 @@ def _fact_key(text: str) -> str:
     return normalize_key(text).strip(" .,'\"")
 
 
+def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
+    """`(subject, "uses", object)` of "switch/move/migrate <subject> to <object>"."""
+    m = _SWITCH.search(sentence)
+    if not m:
+        return None
+    obj = RELATIVE_TIME.split(m.group("obj"))[0].strip()
+    obj = re.sub(
+        r"\s+(?:now|then|too|also|please|again|for good|recently|tonight|"
+        r"(?:last|this|next|over the|during the) \w+)$",
+        "",
+        obj,
+        flags=re.I,
+    )
+    if not obj:
+        return None
+    first = obj.split()[0].lower().strip(".,")
+    tech = technologies(obj)
+    named = obj[0].isupper() or bool(tech)
+    if not named or first in MONTHS or first in WEEKDAYS or _NOT_DECISION_OBJ.match(obj):
+        return None
+    subject = _fact_key(m.group("for"))
+    if subject.startswith("from "):  # "migrated from MySQL to Postgres": scoped by what it is
+        subject = str(tech_category(tech[0]) or "") if tech else ""
+    if not subject or subject in {"it", "this", "that", "them", "everything"}:
+        return None
+    return subject, "uses", obj
+
+
 def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     """`(subject, predicate, object)` of a decision such as "let's use SQLite for the cache"."""
+    switched = _switch_fact(sentence)
+    if switched is not None:
+        return switched
     m = _DECIDE.search(sentence)
     if not m:
         return None
@@ -646,6 +719,19 @@ def _todo(s: str, t: TurnInput, project: str) -> FactCandidate | None:
 
 
 def _personal(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    named = _NAME.search(s) if t.role == "user" else None
+    if named:  # the name the user wants to be called by: one current value
+        x = named.group("x")
+        return FactCandidate(
+            subject=_fact_key(speaker),
+            predicate="is called",
+            object=x,
+            kind="preference",
+            statement=f"{speaker} is called {x} (call them {x})",
+            confidence=0.7,
+            turn_ids=(t.id,),
+            valid_from=t.timestamp,
+        )
     for rx, pred in _PERSONAL:
         pm = rx.search(s)
         if not pm:
@@ -971,8 +1057,25 @@ class OfflineExtractor:
                 prev_agent = _first_sentence(t.text)
             if t.role != "user":
                 continue
+            after_lift = False
             for clause in _clauses(t.text):
+                replacement = _WE_USE.match(clause) if after_lift else None
+                if replacement is not None:
+                    x = replacement.group("x").strip()
+                    out.append(
+                        CorrectionCandidate(
+                            type=_classify(clause),
+                            corrected_behaviour=f"use {x}",
+                            rule_text=normalize_rule(f"use {x}"),
+                            confidence=0.75,
+                            explicit_rule=True,
+                            turn_ids=(t.id,),
+                            seen_at=t.timestamp,
+                        )
+                    )
+                    continue
                 lift = lifted(clause)
+                after_lift = lift is not None
                 if lift is not None:
                     out.append(
                         CorrectionCandidate(

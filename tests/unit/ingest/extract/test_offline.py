@@ -46,6 +46,9 @@ def _s(*lines: tuple[Any, ...]) -> SessionInput:
         ("From now on, write docstrings in google style", "Write docstrings in google style."),
         ("I told you to use tabs", "Use tabs."),
         ("That's wrong, the port is 8080", "The port is 8080."),
+        ("No flights before 9am please, I can't do early mornings.", "No flights before 9am."),
+        ("Again, nothing that leaves before nine.", "Nothing that leaves before nine."),
+        ("Right idea, wrong client: httpx, not requests.", "Httpx, not requests."),
     ],
 )
 def test_correction_cues(clause: str, rule: str) -> None:
@@ -56,7 +59,16 @@ def test_correction_cues(clause: str, rule: str) -> None:
 
 @pytest.mark.parametrize(
     "clause",
-    ["Don't worry about it", "Never mind", "I don't know", "Let's grab lunch", "Thanks a lot!"],
+    [
+        "Don't worry about it",
+        "Never mind",
+        "I don't know",
+        "Let's grab lunch",
+        "Thanks a lot!",
+        "No worries, thanks",
+        "No idea what happened",
+        "No tests were run after the change",
+    ],
 )
 def test_not_corrections(clause: str) -> None:
     assert correction_from_clause(clause) is None
@@ -130,6 +142,40 @@ def test_personal_facts_from_conversation() -> None:
     got = {(f.subject, f.predicate, f.object) for f in r.facts}
     assert ("ann", "lives in", "Boston") in got
     assert ("ann", "works at", "Acme Corp") in got
+
+
+def test_switches_supersede_what_a_subject_used() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Let's use MySQL 8 for the orders database."),
+            ("user", "Heads up: we migrated the orders database to Postgres 16 over the weekend."),
+            ("user", "We decided to switch the job queue to RabbitMQ. Quorum queues, please."),
+            ("user", "We're moving the deployment to a Hetzner box with Docker Compose."),
+            ("user", "Also move my dentist appointment to next week."),
+            ("user", "Let's move the standup to Monday."),
+        )
+    )
+    got = [(f.subject, f.predicate, f.object) for f in r.facts]
+    assert got == [
+        ("orders database", "uses", "MySQL 8"),
+        ("orders database", "uses", "Postgres 16"),
+        ("job queue", "uses", "RabbitMQ"),
+        ("deployment", "uses", "Hetzner box"),
+    ]
+
+
+def test_the_name_the_user_goes_by_is_one_fact() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Hi there. I'm Alexandra, but please call me Alex."),
+            ("assistant", "Nice to meet you! Call me when you need me."),
+            ("user", "Actually, I'd rather you call me Sasha from now on."),
+        )
+    )
+    assert [(f.subject, f.predicate, f.object) for f in r.facts] == [
+        ("ann", "is called", "Alex"),
+        ("ann", "is called", "Sasha"),
+    ]
 
 
 def test_topics_prefer_recurring_phrases() -> None:
@@ -226,3 +272,19 @@ def test_model_speakers_are_not_people() -> None:
     r = OfflineExtractor().extract_sync(s)
     assert r.facts == ()
     assert "claude-sonnet-4-20250514" not in r.entities.people
+
+
+def test_what_replaces_a_lifted_instruction_is_a_rule() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            (
+                "user",
+                "Forget what I said about squash merging. We use merge commits now, so git "
+                "bisect can see the individual commits.",
+            ),
+            ("user", "We use Slack for that."),  # no lift before it: not an instruction
+        )
+    )
+    got = [(c.rule_text, c.withdraws, c.explicit_rule) for c in r.corrections]
+    assert got[1:] == [("Use merge commits.", False, True)]
+    assert got[0][1] is True
