@@ -60,6 +60,9 @@ class RankingSection(BaseModel):
     """Relative boost of an item whose time falls in the range the query names."""
     knowledge_weight: float = Field(default=1.0, ge=0)
     """Multiplier of knowledge items (lessons, corrections, facts, topics, layers, primers)."""
+    superseded_factor: float = Field(default=0.6, gt=0, le=1)
+    """Multiplier of a turn whose derived fact or correction has ended as of the read (and none
+    derived from it is live): the current item, or the turn that replaced it, goes first."""
     derived_weight: float = Field(default=0.5, ge=0)
     """Share of a knowledge item's score passed to the turns it was derived from."""
     topic_weight: float = Field(default=0.15, ge=0)

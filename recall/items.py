@@ -46,6 +46,9 @@ class Candidate:
     """Quality of the session the item came from, in [0, 1]."""
     vector_pending: bool = False
     """A turn without its vector yet (embedding backlog): ranked by the other signals."""
+    superseded: bool = False
+    """A turn whose derived fact or correction has ended as of the read, with none live: what it
+    said no longer holds (ranked lower by the `superseded` signal)."""
     embedding: tuple[float, ...] | None = None
     text_pending: bool = False
     """The text is not read yet (`text` is empty): retrieval reads it only for the items that

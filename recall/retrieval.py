@@ -412,7 +412,7 @@ class RetrievalService:
             ((FULLTEXT, found.fulltext[: w.fulltext_candidates]), (VECTOR, found.vector))
         )
         top = self._expansion_heads(ranks)
-        rows, derived = await asyncio.gather(
+        rows, derived, ended = await asyncio.gather(
             self._repo.turns_fetch(
                 list(ranks),
                 projects,
@@ -422,6 +422,12 @@ class RetrievalService:
             ),
             self._repo.knowledge_of_turns(
                 top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
+            ),
+            self._repo.superseded_of_turns(
+                top if with_knowledge and w.superseded_factor != 1.0 else [],
+                projects,
+                as_of=as_of,
+                known_at=known_at,
             ),
         )
         pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector)
@@ -436,6 +442,10 @@ class RetrievalService:
             known_text={h.id: h.text for h in found.fulltext if h.text is not None},
             window=w.neighbour_window,
         )
+        # A turn whose derived fact or correction ended, and none derived from it is live.
+        stale = ended.difference(t for h in derived for t in h.turn_ids)
+        if stale:
+            out = [dataclasses.replace(c, superseded=True) if c.id in stale else c for c in out]
         out.extend(await self._knowledge_candidates(terms, projects, pool))
         return out
 
@@ -508,6 +518,7 @@ class RetrievalService:
         self,
         scored: Sequence[Ranked],
         rules: dict[str, bool],
+        intent: QueryIntent,
         limit: int,
         token_budget: int | None,
     ) -> list[Ranked]:
@@ -516,9 +527,17 @@ class RetrievalService:
         `rules`: the corrections in force, each with whether it is a rule or preference (or
         confirmed). A rule or preference counts whatever the task (few per project, and what the
         user asked for every time); an early-stage correction when the query shares a word with
-        it or is similar to it. The most relevant first; each carries `rule_first` in its `why`.
+        it, is similar to it, asks for the user's rules or preferences as such, or would show
+        the turn the correction was made in among those matching the query's words (the user's
+        words are the evidence that it matters here; the correction is what they mean now). The
+        most relevant first; each carries `rule_first` in its `why`.
         """
         w = self.ranking
+        shown_turns = {  # turns this answer shows that match the query's words
+            r.candidate.id
+            for r in scored[:limit]
+            if r.candidate.kind is ItemKind.TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
+        }
         picked: list[tuple[float, Ranked]] = []
         for r in scored:
             c = r.candidate
@@ -526,7 +545,14 @@ class RetrievalService:
                 continue
             lexical = c.scores.get(FULLTEXT, 0.0)
             similar = c.scores.get(VECTOR, 0.0)
-            if lexical > 0 or similar >= w.rule_min_similarity or rules[c.id]:
+            evidence_shown = not shown_turns.isdisjoint(c.turn_ids)
+            if (
+                lexical > 0
+                or similar >= w.rule_min_similarity
+                or rules[c.id]
+                or intent.asks_rules
+                or evidence_shown
+            ):
                 picked.append((similar + (1.0 if lexical > 0 else 0.0), r))
         picked.sort(key=lambda x: -x[0])
         out: list[Ranked] = []
@@ -589,7 +615,9 @@ class RetrievalService:
         )
         if kinds is not None:  # before the limit: `limit` items of the kinds asked for
             scored = [r for r in scored if r.candidate.kind in kinds]
-        first = self._rules_first(scored, {h.id: _in_force(h) for h in rules}, limit, token_budget)
+        first = self._rules_first(
+            scored, {h.id: _in_force(h) for h in rules}, intent, limit, token_budget
+        )
         opened = {r.candidate.id for r in first}
         rest = [r for r in scored if r.candidate.id not in opened]
         room = limit - len(first)

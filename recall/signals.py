@@ -209,6 +209,11 @@ def vector_pending(c: Candidate, q: QueryState) -> float | None:
     return 1.0 if c.vector_pending else None
 
 
+def superseded(c: Candidate, q: QueryState) -> float | None:
+    """A turn that said what has since ended (`Candidate.superseded`): `superseded_factor`."""
+    return q.w.superseded_factor if c.superseded else None
+
+
 def _always(q: QueryState) -> bool:
     return True
 
@@ -234,5 +239,6 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("quality", Effect.FACTOR, quality, lambda q: bool(q.w.quality_weight)),
     Signal("recency", Effect.FACTOR, recency, lambda q: bool(q.w.recency_weight)),
     Signal("vector_pending", Effect.FACTOR, vector_pending),
+    Signal("superseded", Effect.FACTOR, superseded, lambda q: q.w.superseded_factor != 1.0),
 )
 """Every ranking signal, in the order `why` lists them and the score applies them."""

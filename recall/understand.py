@@ -33,6 +33,13 @@ _MONTH_DAY_YEAR = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.IGNORECASE
 )
 _IN_YEAR = re.compile(rf"\b(?:in|during|of|since|before|after)\s+{_YEAR}\b", re.IGNORECASE)
+_RULES_Q = re.compile(
+    r"\b(?:preferences?|rules|conventions|guidelines|standing\s+instructions?|house\s+style"
+    r"|what\s+(?:do|does)\s+(?:i|we|the\s+user)\s+(?:like|prefer|want|dislike|avoid)"
+    r"|how\s+(?:do|does)\s+(?:i|we|the\s+user)\s+like)\b",
+    re.IGNORECASE,
+)
+"""A query asking for the user's standing instructions as such ("What are my preferences?")."""
 _TEMPORAL_Q = re.compile(
     r"\b(when|what\s+(?:date|time|year|month|day)|how\s+long)\b", re.IGNORECASE
 )
@@ -65,6 +72,9 @@ class QueryIntent:
     """Time ranges the query names."""
     temporal: bool = False
     """True for "when"-style questions (the answer is a date)."""
+    asks_rules: bool = False
+    """True when the query asks for the user's rules or preferences themselves: every correction
+    in force is then relevant, whatever words it shares with the query."""
 
     @property
     def keyword_query(self) -> str:
@@ -163,4 +173,5 @@ def understand(
         speakers=tuple(named),
         times=tuple(times),
         temporal=bool(_TEMPORAL_Q.search(text)),
+        asks_rules=bool(_RULES_Q.search(text)),
     )

@@ -30,6 +30,7 @@ _KNOWLEDGE_FULLTEXT = Q("recall.knowledge_fulltext")
 _KNOWLEDGE_VECTOR = Q("recall.knowledge_vector")
 _KNOWLEDGE_SIMILARITY = Q("recall.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("recall.knowledge_of_turns")
+_SUPERSEDED_OF_TURNS = Q("recall.superseded_of_turns")
 _RULES_IN_FORCE = Q("recall.rules_in_force")
 
 
@@ -325,6 +326,21 @@ class RecallRepository:
             known_at=known_at,
         )
         return [_knowledge_hit(r) for r in rows]
+
+    async def superseded_of_turns(
+        self, ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int
+    ) -> set[str]:
+        """Those of the turns `ids` a fact or correction was derived from that has since ended."""
+        if not ids or not projects:
+            return set()
+        rows = await self._db.read(
+            _SUPERSEDED_OF_TURNS,
+            ids=list(ids),
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return {str(r["id"]) for r in rows}
 
     async def knowledge_similarity(
         self, ids: Sequence[str], projects: Sequence[str], vector: Sequence[float] | None

@@ -77,6 +77,16 @@ _BARE_PAIR = re.compile(
     rf"(?P<y>[\w.+#\-]+(?: [\w.+#\-]+){{0,2}}){_END}",
     re.IGNORECASE,
 )
+# "don't use requests in the ingestion service, use httpx": the refusal names the alternative
+_TOKEN = r"[\w+#\-]+(?:\.[\w+#\-]+)*"
+_DONT_USE_USE = re.compile(
+    rf"^{_LEAD}(?:don't|dont|do not|never|stop)\s+(?:use|using)\s+"
+    rf"(?P<y>{_TOKEN}(?:\s+(?!(?:in|for|on|with|inside)\b){_TOKEN})?)"
+    r"(?P<scope>\s+(?:in|for|on|with|inside)\s+[^.,;!?\n]{1,60}?)?\s*[,;]\s*"
+    rf"(?:just\s+|instead\s+)?(?:use|go with|pick)\s+(?P<x>{_TOKEN}(?:\s+(?!instead\b){_TOKEN})?)"
+    r"(?:\s+instead)?\s*(?:[.;,!?\n]|$)",
+    re.IGNORECASE,
+)
 _INSTEAD_TAIL = re.compile(
     rf"^{_LEAD}(?P<verb>use|run|call|write|put|keep)\s+{_X}\s+instead{_END}", re.IGNORECASE
 )
@@ -243,6 +253,16 @@ def _use_dont(clause: str) -> Answer:
     return normalize_rule(f"{verb} {x}, do not {y}"), f"{verb} {x}", y, False, None
 
 
+def _dont_use_use(clause: str) -> Answer:
+    m = _DONT_USE_USE.match(clause)
+    if not m:
+        return _NEXT
+    x, y = m.group("x").strip(), m.group("y").strip()
+    scope = (m.group("scope") or "").strip()
+    rule = f"use {x} instead of {y}" + (f" {scope}" if scope else "")
+    return normalize_rule(rule), f"use {x}", f"use {y}", False, None
+
+
 def _bare_pair(clause: str) -> Answer:
     m = _BARE_PAIR.match(clause)
     if not m:
@@ -327,6 +347,7 @@ def _actually(clause: str) -> Answer:
 _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _instead,
     _use_dont,
+    _dont_use_use,
     _bare_pair,
     _instead_tail,
     _always,

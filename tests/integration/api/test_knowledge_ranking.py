@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graph.kinds import ItemKind
-from graph.models import Correction, Turn
+from graph.models import Correction, Fact, Turn
 from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.facts import FactRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.turns import TurnRepository
 from recall.config import RankingSection
@@ -149,3 +150,63 @@ async def test_a_knowledge_item_reached_only_through_its_turn_gets_its_cosine(gr
     assert pnpm.turn_ids == ("trn_k_2",)
     [rule] = await emb.embed(["Use pnpm instead of npm."])
     assert pnpm.scores[VECTOR] == pytest.approx(float(rule @ q), abs=1e-4)
+
+
+async def test_a_turn_whose_fact_ended_ranks_below_the_turn_that_replaced_it(graph_db) -> None:
+    """What a turn said has been superseded: as of now it yields to the current one; as of a
+    time when it held, it does not."""
+    emb = shared_local_embedder()
+    said = [
+        "The orders service stores everything in the MySQL orders database.",
+        "The orders service stores everything in the Postgres orders database now.",
+    ]
+    vecs = await emb.embed(said)
+    await TurnRepository(graph_db).upsert_many(
+        [
+            Turn(
+                id=f"trn_db_{i}",
+                project="alpha",
+                session_id=f"ses_db_{i}",
+                ordinal=0,
+                role="user",
+                text=t,
+                token_estimate=len(t) // 4 + 1,
+                valid_from=T0 + timedelta(days=30 * i),
+                embedding=v,
+            )
+            for i, (t, v) in enumerate(zip(said, vecs, strict=True))
+        ]
+    )
+    facts = FactRepository(graph_db)
+    await facts.upsert_many(
+        [
+            Fact(
+                id=f"fct_db_{i}",
+                project="alpha",
+                subject="orders database",
+                predicate="uses",
+                object=obj,
+                statement=f"orders database uses {obj}",
+                valid_from=T0 + timedelta(days=30 * i),
+                valid_to=T0 + timedelta(days=30) if i == 0 else None,
+            )
+            for i, obj in enumerate(("MySQL", "Postgres"))
+        ]
+    )
+    await facts.link_sources([("fct_db_0", "trn_db_0"), ("fct_db_1", "trn_db_1")])
+    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection())
+    query = "Which database do the orders service store everything in?"
+    now = await svc.context(query, ("alpha",), limit=10, token_budget=None)
+    ranked = {r.candidate.id: r for r in now.items}
+    assert ranked["trn_db_0"].why.get("superseded") == RankingSection().superseded_factor
+    assert "superseded" not in ranked["trn_db_1"].why
+    ids = [r.candidate.id for r in now.items]
+    assert ids.index("trn_db_1") < ids.index("trn_db_0")
+    back = await svc.context(
+        query,
+        ("alpha",),
+        limit=10,
+        token_budget=None,
+        as_of=int((T0 + timedelta(days=10)).timestamp() * 1000),
+    )
+    assert all("superseded" not in r.why for r in back.items)

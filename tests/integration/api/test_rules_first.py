@@ -118,3 +118,54 @@ async def test_no_rules_first_when_switched_off(graph_db) -> None:
     )
     ids = await _ids(svc, "Change the RDS instance class to db.r6g.large")
     assert ids[0] != "cor_plan"  # ranked on its merits only: the turns about RDS come first
+
+
+async def test_a_correction_opens_answers_that_show_its_turn_or_ask_for_rules(graph_db) -> None:
+    """An early correction shares no word with the query: its own turn, or a question about the
+    user's rules as such, is what makes it relevant."""
+    await _seed(graph_db)
+    said = "Rotate the TLS certificates on the load balancer tonight."
+    text = "Ask the on-call engineer before touching production."
+    emb = shared_local_embedder()
+    said_vec, vec = await emb.embed([said, text])
+    await TurnRepository(graph_db).upsert_many(
+        [
+            Turn(
+                id="trn_tls",
+                project="infra",
+                session_id="ses_tls",
+                ordinal=0,
+                role="user",
+                text=said,
+                token_estimate=len(said) // 4 + 1,
+                valid_from=T0 + timedelta(hours=1),
+                embedding=said_vec,
+            )
+        ]
+    )
+    await CorrectionRepository(graph_db).upsert_many(
+        [
+            Correction(
+                id="cor_src",
+                project="infra",
+                rule_text=text,
+                corrected_behaviour=text,
+                status="correction",
+                confidence=0.6,
+                valid_from=T0,
+                last_seen=datetime.now(UTC),
+                source_turn_ids=("trn_tls",),
+                embedding=vec,
+            )
+        ]
+    )
+    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection())
+    ids = await _ids(svc, "rotate the TLS certificates")
+    assert "trn_tls" in ids
+    assert "cor_src" in ids
+    assert ids.index("cor_src") < ids.index("trn_tls")
+    # the same correction stays out of an answer that does not show its turn
+    other = await _ids(svc, "Which client should I use for requests?", limit=3)
+    assert "cor_src" not in other  # its turn is no match for these words
+    asked = await _ids(svc, "What are my preferences?", limit=5)
+    assert {"cor_src", "cor_http", "cor_plan"} <= set(asked[:3])

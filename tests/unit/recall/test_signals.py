@@ -171,6 +171,7 @@ def test_registry_names_are_unique_and_why_follows_the_registry() -> None:
             ranks={"fulltext": 1},
             scores={"fulltext": 2.0},
             vector_pending=True,
+            superseded=True,
         ),
         cand("les", ItemKind.LESSON, weight=1.0, turn_ids=("t1",), ranks={"vector": 1}),
     ]
@@ -207,3 +208,17 @@ def test_a_new_signal_is_one_function_and_one_registry_line(monkeypatch) -> None
     assert ranked[0].why["shouting"] == 1.0
     assert "shouting" not in ranked[1].why
     assert dataclasses.is_dataclass(extra)
+
+
+def test_a_turn_whose_derived_item_ended_ranks_below_an_equal_one() -> None:
+    w = RankingSection()
+    cs = [
+        cand("old", ranks={"fulltext": 1}, scores={"fulltext": 2.0}, superseded=True),
+        cand("new", ranks={"fulltext": 1}, scores={"fulltext": 2.0}),
+    ]
+    ranked = {r.candidate.id: r for r in score_candidates(cs, understand("db", now=NOW), w)}
+    assert ranked["old"].why["superseded"] == w.superseded_factor
+    assert ranked["old"].score == pytest.approx(ranked["new"].score * w.superseded_factor)
+    off = RankingSection(superseded_factor=1.0)
+    same = {r.candidate.id: r.score for r in score_candidates(cs, understand("db", now=NOW), off)}
+    assert same["old"] == same["new"]

@@ -1,5 +1,7 @@
 from datetime import UTC, datetime
 
+import pytest
+
 from recall.understand import understand
 
 NOW = datetime(2024, 3, 10, 12, tzinfo=UTC)
@@ -53,3 +55,19 @@ def test_plain_query_has_no_time_and_keeps_text_fallback():
     assert i.terms == ()
     assert i.times == ()
     assert i.keyword_query == "the of and"
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("What are my travel preferences?", True),
+        ("What rules should I follow in this repo?", True),
+        ("Which coding conventions apply here?", True),
+        ("What does the user like for breakfast?", True),
+        ("Book me a flight to Madrid", False),
+        ("How do I install a new package?", False),
+        ("What did the user rule out?", False),
+    ],
+)
+def test_asks_rules_only_for_queries_about_standing_instructions(query: str, asks: bool) -> None:
+    assert understand(query, now=NOW).asks_rules is asks

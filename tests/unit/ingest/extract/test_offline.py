@@ -49,6 +49,15 @@ def _s(*lines: tuple[Any, ...]) -> SessionInput:
         ("No flights before 9am please, I can't do early mornings.", "No flights before 9am."),
         ("Again, nothing that leaves before nine.", "Nothing that leaves before nine."),
         ("Right idea, wrong client: httpx, not requests.", "Httpx, not requests."),
+        (
+            "Don't use requests in the ingestion service, use httpx; we need the async client.",
+            "Use httpx instead of requests in the ingestion service.",
+        ),
+        ("Never use moment, use dayjs instead.", "Use dayjs instead of moment."),
+        (
+            "Stop using node.js for scripts, use python.",
+            "Use python instead of node.js for scripts.",
+        ),
     ],
 )
 def test_correction_cues(clause: str, rule: str) -> None:
