@@ -253,8 +253,8 @@ def export_cmd(
             summary = await export_project(
                 db, project, format_, out, sessions=sessions, all_history=all_history
             )
-        nodes = ", ".join(f"{n} {k}" for k, n in sorted(summary.nodes.items())) or "no nodes"
-        edges = sum(summary.edges.values())
-        console.print(f"[green]wrote[/] {summary.path}: {nodes}; {edges} edges")
+        nodes = ", ".join(f"{k} {n}" for k, n in sorted(summary.nodes.items())) or "none"
+        edges = ", ".join(f"{k} {n}" for k, n in sorted(summary.edges.items())) or "none"
+        console.print(f"[green]wrote[/] {summary.path}\nnodes: {nodes}\nedges: {edges}")
 
     asyncio.run(go())

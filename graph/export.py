@@ -28,7 +28,7 @@ from typing import Any
 import networkx as nx
 
 from graph.db import GraphDB
-from graph.errors import InvalidInputError, NotFoundError
+from graph.errors import InvalidInputError
 from graph.models import Community, Correction, Fact, Lesson, Session, Topic
 from graph.repositories.exports import ExportGraph, ExportRepository
 from graph.repositories.jobs import JobRepository
@@ -157,8 +157,11 @@ async def export_project(
     graph = await ExportRepository(db).project_graph(
         project, sessions=sessions, all_history=all_history, as_of=now, known_at=now
     )
-    if not graph.nodes and project not in await JobRepository(db).projects():
-        raise NotFoundError("project", project)
+    if not graph.nodes:
+        known = await JobRepository(db).projects()
+        if project not in known:
+            names = ", ".join(known[:20]) or "none yet"
+            raise InvalidInputError("project", f"no project {project!r} here (projects: {names})")
     meta = {
         "exported_at": now.isoformat(),
         "as_of": "all history" if all_history else now.isoformat(),

@@ -1,8 +1,8 @@
 // mode: read
-// params: project, as_of, known_at, all_history, sessions
+// params: project, as_of, known_at, with_history, with_sessions
 // why: one project's knowledge graph for `remgraph export`: its topics, lessons, corrections,
-//      facts, the communities of its current Leiden run (every stored run with $all_history) and,
-//      with $sessions, its sessions. Strictly `n.project = $project`: legacy global topics (no
+//      facts, the communities of its current Leiden run (every stored run with $with_history) and,
+//      with $with_sessions, its sessions. Strictly `n.project = $project`: legacy global topics (no
 //      `project`) and every other project's nodes stay out.
 MATCH (n:Topic)
 WHERE n.project = $project
@@ -25,11 +25,11 @@ WITH n, 'fact' AS kind
 // include: export.in_window
 UNION ALL
 MATCH (n:Community)-[:IN_RUN]->(r:CommunityRun)
-WHERE n.project = $project AND r.project = $project AND ($all_history OR r.current = true)
+WHERE n.project = $project AND r.project = $project AND ($with_history OR r.current = true)
 WITH n, 'community' AS kind
 // include: export.in_window
 UNION ALL
 MATCH (n:Session)
-WHERE $sessions AND n.project = $project
+WHERE $with_sessions AND n.project = $project
 WITH n, 'session' AS kind
 // include: export.in_window

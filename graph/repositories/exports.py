@@ -49,8 +49,8 @@ class ExportRepository:
         communities of every stored run, each with its times. Lessons show their current text.
         """
         a, k = window(as_of, known_at)
-        params = {"project": project, "as_of": a, "known_at": k, "all_history": all_history}
-        rows = await self._db.read(_NODES, sessions=sessions, **params)
+        params = {"project": project, "as_of": a, "known_at": k, "with_history": all_history}
+        rows = await self._db.read(_NODES, with_sessions=sessions, **params)
         nodes = tuple(export_node_from_record(r) for r in rows)
         links = await self._db.read(_LINKS, **params)
         if sessions:
