@@ -1,10 +1,12 @@
-"""`remgraph export` on a graph built by the real pipeline (bundled samples, extraction, REM jobs),
-read back with networkx in all three formats: ids, kinds, properties, edges, one project only."""
+"""`remgraph export` and `remgraph rem report --plot` on a graph built by the real pipeline
+(bundled samples, extraction, REM jobs): the exports read back with networkx in all three formats
+(ids, kinds, properties, edges, one project only, bi-temporal), and the plot is a PNG."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from consolidate.runner import run_job
-from graph.errors import NotFoundError
+from graph.errors import InvalidInputError
 from graph.export import ExportFormat, export_project
 from graph.models import Correction, Fact, Topic, utc_now
 from graph.repositories.corrections import CorrectionRepository
@@ -99,9 +101,7 @@ def _as_list(v):
     return json.loads(v) if isinstance(v, str) else v
 
 
-async def test_export_round_trips_in_every_format(graph_db, graph_settings, tmp_path):
-    other = await _build(graph_db, graph_settings)
-    await _history(graph_db, other)
+async def _round_trip(graph_db, other: str, tmp_path: Path) -> None:
     stored = await ExportRepository(graph_db).project_graph(PROJECT, sessions=True)
     ids = {n.id for n in stored.nodes}
     assert {n.project for n in stored.nodes} == {PROJECT}
@@ -140,12 +140,7 @@ async def test_export_round_trips_in_every_format(graph_db, graph_settings, tmp_
         assert other not in path.read_text(), fmt
 
 
-async def test_export_all_history_and_cli(graph_db, graph_settings, tmp_path, monkeypatch):
-    other = await _build(graph_db, graph_settings)
-    await _history(graph_db, other)
-    for k in [k for k in __import__("os").environ if k.startswith("REMGRAPH_")]:
-        monkeypatch.delenv(k)
-    set_engine_env(monkeypatch, graph_settings)
+async def _cli_history(graph_db, tmp_path: Path, monkeypatch) -> None:
     runner = CliRunner()
 
     out = tmp_path / "all.graphml"
@@ -171,5 +166,32 @@ async def test_export_all_history_and_cli(graph_db, graph_settings, tmp_path, mo
     assert data["graph"]["project"] == PROJECT
     assert "fact_export_closed" not in {n["id"] for n in data["nodes"]}
 
-    with pytest.raises(NotFoundError):
+    with pytest.raises(InvalidInputError, match=f"no project 'no-such-project'.*{PROJECT}"):
         await export_project(graph_db, "no-such-project", ExportFormat.JSON, tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
+
+
+async def _plot(tmp_path: Path) -> None:
+    png = tmp_path / "plot" / "communities.png"
+    args = ["rem", "report", "-p", PROJECT, "--plot", str(png), "--out", str(tmp_path / "md")]
+    result = await asyncio.to_thread(CliRunner().invoke, app, args)
+    assert result.exit_code == 0, result.output
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) > 10_000  # a drawn picture, not an empty canvas
+
+    result = await asyncio.to_thread(CliRunner().invoke, app, ["rem", "report", "--plot", "x.png"])
+    assert result.exit_code != 0
+    assert "--project" in result.output
+
+
+async def test_export_and_plot(graph_db, graph_settings, tmp_path, monkeypatch):
+    """One build (ingest with extraction and the REM jobs take most of the time), three checks."""
+    other = await _build(graph_db, graph_settings)
+    await _history(graph_db, other)
+    await _round_trip(graph_db, other, tmp_path)
+    for k in [k for k in os.environ if k.startswith("REMGRAPH_")]:
+        monkeypatch.delenv(k)
+    set_engine_env(monkeypatch, graph_settings)
+    await _cli_history(graph_db, tmp_path, monkeypatch)
+    await _plot(tmp_path)
