@@ -163,8 +163,8 @@ async def export_project(
             names = ", ".join(known[:20]) or "none yet"
             raise InvalidInputError("project", f"no project {project!r} here (projects: {names})")
     meta = {
-        "exported_at": now.isoformat(),
-        "as_of": "all history" if all_history else now.isoformat(),
+        "exported_at": _iso(now),
+        "as_of": "all history" if all_history else _iso(now),
         "sessions": sessions,
     }
     g = to_networkx(graph, project=project, scalars=fmt is not ExportFormat.JSON, meta=meta)
