@@ -22,6 +22,7 @@ from consolidate.config import ConsolidateSettings
 from consolidate.models import ALL_PROJECTS, CycleReport, JobReport
 from consolidate.pack import context_pack
 from consolidate.report import recommendation, write_report
+from consolidate.report_plot import PlotError, plot_communities
 from consolidate.runner import rem_status, run_cycle
 from consolidate.worker import install_signal_handlers, run_worker
 from graph.connect import graph_session
@@ -214,11 +215,16 @@ def findings(
 
 
 async def _report(
-    s: ConsolidateSettings, project: str, out: Path | None, html: Path | None = None
+    s: ConsolidateSettings,
+    project: str,
+    out: Path | None,
+    html: Path | None = None,
+    plot: Path | None = None,
 ) -> tuple[CycleReport, Path]:
     """A report of the latest state: each job's last summary plus open findings; runs nothing.
 
-    With `html`, also the self-contained HTML report with plots (`consolidate/report_html.py`).
+    With `html`, also the self-contained HTML report with plots (`consolidate/report_html.py`);
+    with `plot`, a PNG of the project's communities (`consolidate/report_plot.py`).
     """
     async with graph_session(s) as db:
         views = await rem_status(db=db, settings=s, project=project)
@@ -228,6 +234,9 @@ async def _report(
 
             write_html(html, await collect(db, project, s))
             console.print(f"wrote {html}")
+        if plot is not None:
+            drawn = await plot_communities(db, project, plot)
+            console.print(f"wrote {plot}: {drawn.items} items in {drawn.communities} communities")
     now = utc_now()
     reports = tuple(
         JobReport(
@@ -271,9 +280,23 @@ def report(
             "graduation funnel, community sizes, ingest per day) to this file",
         ),
     ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Also draw one project's communities (coloured, sized by weight, heaviest "
+            "topics labelled) to this PNG; needs matplotlib (pip install 'remgraph[plot]')",
+        ),
+    ] = None,
 ) -> None:
     """Write (and print) the admin report: last results per job, recommendations, gaps."""
-    _, md = asyncio.run(_report(settings(), project, out, html))
+    if plot is not None and project == ALL_PROJECTS:
+        raise typer.BadParameter("--plot draws one project's communities: pass --project")
+    try:
+        _, md = asyncio.run(_report(settings(), project, out, html, plot))
+    except PlotError as e:
+        console.print(f"[red]error:[/] {e}")
+        raise typer.Exit(1) from e
     console.print(md.read_text(encoding="utf-8"), highlight=False, markup=False)
 
 

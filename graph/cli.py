@@ -13,10 +13,11 @@ from rich.table import Table
 from graph.backup import backup as run_backup
 from graph.backup import restore as run_restore
 from graph.config import Engine, GraphSettings
-from graph.connect import make_db, open_graph
+from graph.connect import graph_session, make_db, open_graph
 from graph.cypher import Q
 from graph.embedded import EmbeddedServer
 from graph.errors import EngineStartError, GraphError, GraphUnavailableError
+from graph.export import ExportFormat, export_project
 from graph.migrate import migrate as run_migrate
 from graph.repositories.backlog import BacklogRepository
 from graph.verify import verify_queries
@@ -221,5 +222,39 @@ def reset(
         finally:
             await conn.close()
         console.print("[green]graph emptied[/]")
+
+    asyncio.run(go())
+
+
+def export_cmd(
+    project: Annotated[str, typer.Argument(help="Project slug to export")],
+    format_: Annotated[
+        ExportFormat,
+        typer.Option("--format", "-f", help="graphml (yEd, Cytoscape, Gephi), gexf (Gephi), json"),
+    ] = ExportFormat.GRAPHML,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="File to write (default <project>.<format>)")
+    ] = None,
+    sessions: Annotated[
+        bool, typer.Option("--sessions", help="Also the sessions, linked to what they discussed")
+    ] = False,
+    all_history: Annotated[
+        bool,
+        typer.Option(
+            "--all-history", help="Every stored record (closed and expired too), not only current"
+        ),
+    ] = False,
+) -> None:
+    """Write a project's knowledge graph (topics, lessons, corrections, facts, communities)."""
+    s = settings()
+
+    async def go() -> None:
+        async with graph_session(s) as db:
+            summary = await export_project(
+                db, project, format_, out, sessions=sessions, all_history=all_history
+            )
+        nodes = ", ".join(f"{k} {n}" for k, n in sorted(summary.nodes.items())) or "none"
+        edges = ", ".join(f"{k} {n}" for k, n in sorted(summary.edges.items())) or "none"
+        console.print(f"[green]wrote[/] {summary.path}\nnodes: {nodes}\nedges: {edges}")
 
     asyncio.run(go())

@@ -55,6 +55,8 @@ from graph.rows import (
     CorrectionRecord,
     CorrectionStatusChange,
     ExampleTurn,
+    ExportEdge,
+    ExportNode,
     ItemEmbedding,
     KnowledgeLink,
     KnowledgeNode,
@@ -85,6 +87,8 @@ __all__ = [
     "edge_to_row",
     "embedding_rows",
     "example_turn_from_record",
+    "export_edge_from_record",
+    "export_node_from_record",
     "fact_from_record",
     "fact_to_row",
     "finding_from_record",
@@ -688,4 +692,39 @@ def rem_action_from_record(r: Mapping[str, Any]) -> RemActionRecord:
         applied_at=int(r.get("applied_at") or 0),
         seq=int(r.get("seq") or 0),
         undone_at=None if r.get("undone_at") is None else int(r["undone_at"]),
+    )
+
+
+# --- `remgraph export` (`export.*`) -------------------------------------------------------------
+
+_EXPORT_MODELS: dict[str, type[ExportNode]] = {
+    "topic": Topic,
+    "lesson": Lesson,
+    "correction": Correction,
+    "fact": Fact,
+    "community": Community,
+    "session": Session,
+}
+
+
+def export_node_from_record(r: Mapping[str, Any]) -> ExportNode:
+    """The domain model of an `export.nodes` row (`kind`, `props`)."""
+    return _from_record(_EXPORT_MODELS[r["kind"]], r["props"])
+
+
+def export_edge_from_record(r: Mapping[str, Any]) -> ExportEdge:
+    """An `export.links` / `export.session_links` row (the relationship's `props`)."""
+    p: Mapping[str, Any] = r["props"] or {}
+    start, recorded = p.get("valid_from"), p.get("recorded_at")
+    turns = p.get("turns")
+    return ExportEdge(
+        source_id=r["source_id"],
+        type=r["type"],
+        target_id=r["target_id"],
+        weight=None if p.get("weight") is None else float(p["weight"]),
+        turns=None if turns is None else int(turns),
+        valid_from=None if start is None else from_ms(int(start)),
+        valid_to=end_from_ms(_ms(p.get("valid_to"))),
+        recorded_at=None if recorded is None else from_ms(int(recorded)),
+        expired_at=end_from_ms(_ms(p.get("expired_at"))),
     )

@@ -13,13 +13,23 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from graph.models import Correction, CorrectionStatus, Lesson
+from graph.models import (
+    Community,
+    Correction,
+    CorrectionStatus,
+    Fact,
+    Lesson,
+    Session,
+    Topic,
+)
 
 __all__ = [
     "CorrectionDecay",
     "CorrectionRecord",
     "CorrectionStatusChange",
     "ExampleTurn",
+    "ExportEdge",
+    "ExportNode",
     "ItemEmbedding",
     "KnowledgeLink",
     "KnowledgeNode",
@@ -219,3 +229,25 @@ class RemActionRecord:
     seq: int = 0
     """Order within the run."""
     undone_at: int | None = None
+
+
+ExportNode = Topic | Lesson | Correction | Fact | Community | Session
+"""A node `remgraph export` writes (`export.nodes`): knowledge, communities, sessions."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExportEdge:
+    """A relationship `remgraph export` writes (`export.links`, `export.session_links`)."""
+
+    source_id: str
+    type: str
+    target_id: str
+    weight: float | None = None
+    """`RELATED_TO`'s co-occurrence strength; None on the types without one."""
+    turns: int | None = None
+    """On the edges folded onto sessions: how many turns are behind it."""
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    recorded_at: datetime | None = None
+    expired_at: datetime | None = None
+    """The relationship's own times, where it stores them (None: absent, or an open end)."""

@@ -45,7 +45,7 @@ def placeholder(name: str) -> Any:
         return 0
     if n.endswith(("_weight", "_score", "threshold")) or n in {"weight", "score", "confidence"}:
         return 0.0
-    if n.startswith(("is_", "has_")) or n in {"current", "replace", "flag"}:
+    if n.startswith(("is_", "has_", "with_")) or n in {"current", "replace", "flag"}:
         return False
     if n in {"row", "props", "properties", "summary"}:
         return {}

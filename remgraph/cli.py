@@ -20,6 +20,7 @@ from api.cli import export_schema, keys_app
 from consolidate.cli import CYCLE_HOOKS, rem_app
 from consolidate.cli import worker as worker_cmd
 from graph.cli import app as db_app
+from graph.cli import export_cmd
 from graph.errors import GraphError
 from graph.explore import instructions
 from ingest.cli import register as register_ingest
@@ -40,6 +41,7 @@ app.command("worker")(worker_cmd)
 CYCLE_HOOKS.append(drain_embedding_backlog)  # the worker also fills the embedding backlog
 register_ingest(app, hooks=extraction_hooks)
 app.command("extract")(extract_cmd)
+app.command("export")(export_cmd)
 app.add_typer(keys_app, name="keys")
 api_app = typer.Typer(help="GraphQL schema tools.", no_args_is_help=True)
 api_app.command("export-schema")(export_schema)

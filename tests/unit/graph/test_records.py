@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from core.timeutil import OPEN
+from core.timeutil import OPEN, from_ms
 from graph import records
 from graph.models import (
     ApiKey,
@@ -32,6 +32,7 @@ from graph.models import (
     Topic,
     Turn,
 )
+from graph.rows import ExportEdge
 
 T = datetime(2026, 11, 22, 3, 4, 5, 678000, tzinfo=UTC)
 LATER = T + timedelta(days=3)
@@ -263,3 +264,31 @@ def test_rem_rows_map_nulls_to_empty_values() -> None:
         {"source_id": "a", "target_id": "b", "type": None, "weight": None}
     ) == KnowledgeLink("a", "b", "RELATED_TO", None)
     assert item_embedding_from_record({"id": "x", "embedding": None}) is None
+
+
+def test_export_rows_map_to_models_and_edges() -> None:
+    fact = records.export_node_from_record(
+        {"kind": "fact", "props": {"id": "f", "project": "p", "kind": "decision", "valid_to": OPEN}}
+    )
+    assert isinstance(fact, Fact)
+    assert (fact.kind, fact.valid_to) == ("decision", None)
+    related = records.export_edge_from_record(
+        {
+            "source_id": "a",
+            "type": "RELATED_TO",
+            "target_id": "b",
+            "props": {"weight": 0.5, "recorded_at": 1_700_000_000_000, "sessions": ["s"]},
+        }
+    )
+    assert related == ExportEdge(
+        "a", "RELATED_TO", "b", weight=0.5, recorded_at=from_ms(1_700_000_000_000)
+    )
+    folded = records.export_edge_from_record(
+        {"source_id": "s", "type": "MENTIONS", "target_id": "t", "props": {"turns": 3}}
+    )
+    assert (folded.turns, folded.weight, folded.valid_from) == (3, None, None)
+    closed = records.export_edge_from_record(
+        {"source_id": "a", "type": "SUPERSEDES", "target_id": "b",
+         "props": {"valid_from": 1_000, "valid_to": 2_000, "expired_at": OPEN}}
+    )  # fmt: skip
+    assert (closed.valid_to, closed.expired_at) == (from_ms(2_000), None)
