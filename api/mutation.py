@@ -255,6 +255,43 @@ class Mutation:
         return Fact.from_domain(f)
 
     @strawberry.mutation
+    async def close_correction(
+        self, info: Info, project: str, id: str, valid_to: datetime | None = None
+    ) -> ConfirmCorrectionResult:
+        """End a correction's validity (default: now); as-of reads before then still see it."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+            if valid_to is not None and valid_to.tzinfo is None:
+                raise InvalidInputError("validTo", "needs a time zone")
+        except REFUSED as e:
+            return refused(e)
+        end = parse_ms(valid_to) or ctx.now_ms
+        c = await ctx.resources.scoped.close_correction(id, (scope,), ctx.now_ms, end)
+        if c is None:
+            return NotFound(
+                kind="correction",
+                id=id,
+                message=f"no open correction {id!r} valid at {valid_to or 'now'}",
+            )
+        return Correction.from_domain(c)
+
+    @strawberry.mutation
+    async def retract_correction(
+        self, info: Info, project: str, id: str
+    ) -> ConfirmCorrectionResult:
+        """Retract a correction extracted wrong: reads at a `knownAt` before now still show it."""
+        ctx = info.context
+        try:
+            scope = ctx.require_project(project)
+        except REFUSED as e:
+            return refused(e)
+        c = await ctx.resources.scoped.retract_correction(id, (scope,), ctx.now_ms)
+        if c is None:
+            return NotFound(kind="correction", id=id, message=f"no current correction {id!r}")
+        return Correction.from_domain(c)
+
+    @strawberry.mutation
     async def retract_fact(self, info: Info, project: str, id: str) -> CloseFactResult:
         """Retract a fact found wrong: reads at a `knownAt` before now still show it."""
         ctx = info.context

@@ -50,6 +50,8 @@ _CORRECTION_FEEDBACK = Q("scoped.correction_feedback")
 _CONFIRM_CORRECTION = Q("scoped.confirm_correction")
 _CLOSE_FACT = Q("scoped.close_fact")
 _RETRACT_FACT = Q("scoped.retract_fact")
+_CLOSE_CORRECTION = Q("scoped.close_correction")
+_RETRACT_CORRECTION = Q("scoped.retract_correction")
 _FEEDBACK = {ItemKind.LESSON: _LESSON_FEEDBACK, ItemKind.CORRECTION: _CORRECTION_FEEDBACK}
 
 
@@ -244,6 +246,24 @@ class ScopedRepository:
             _CLOSE_FACT, id=item_id, projects=list(projects), now=now, valid_to=valid_to
         )
         return fact_from_record(rows[0]["props"]) if rows else None
+
+    async def close_correction(
+        self, item_id: str, projects: Sequence[str], now: int, valid_to: int
+    ) -> Correction | None:
+        """End a correction's validity at `valid_to`; None: not found, closed, or out of scope."""
+        rows = await self._db.write(
+            _CLOSE_CORRECTION, id=item_id, projects=list(projects), now=now, valid_to=valid_to
+        )
+        return correction_from_record(rows[0]["props"]) if rows else None
+
+    async def retract_correction(
+        self, item_id: str, projects: Sequence[str], now: int
+    ) -> Correction | None:
+        """Retract a correction extracted wrong (`expired_at` = now); None when not found."""
+        rows = await self._db.write(
+            _RETRACT_CORRECTION, id=item_id, projects=list(projects), now=now
+        )
+        return correction_from_record(rows[0]["props"]) if rows else None
 
     async def retract_fact(self, item_id: str, projects: Sequence[str], now: int) -> Fact | None:
         """Retract a fact found wrong (`expired_at` = now); None when not found or out of scope."""

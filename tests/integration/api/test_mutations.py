@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime
+
 from dirty_equals import IsList, IsStr
 
 from tests.integration.api.conftest import gql
@@ -135,6 +138,50 @@ async def test_close_fact_keeps_it_for_earlier_as_of_reads(client, keys):
     assert then["data"]["facts"]["nodes"] == [{"id": "fct_alpha"}]
     r = await gql(client, m, keys["alpha"])
     assert r.json()["data"]["closeFact"]["__typename"] == "NotFound"  # already closed
+
+
+_CORRECTIONS = """query($at: DateTime, $known: DateTime) {
+  corrections(project: "alpha", asOf: $at, knownAt: $known) {
+    ... on CorrectionConnection { nodes { id validTo } } } }"""
+
+
+async def test_close_correction_ends_it_for_later_reads_only(client, keys):
+    m = """mutation { closeCorrection(project: "alpha", id: "cor_alpha",
+      validTo: "2024-01-01T00:00:00Z") { __typename ... on Correction { id validTo } } }"""
+    # another project's key cannot touch it
+    assert (await gql(client, m, keys["beta"])).json()["data"]["closeCorrection"]["__typename"] in (
+        "Forbidden",
+        "NotFound",
+    )
+    r = await gql(client, m, keys["alpha"])
+    assert r.json()["data"]["closeCorrection"] == {
+        "__typename": "Correction",
+        "id": "cor_alpha",
+        "validTo": "2024-01-01T00:00:00+00:00",
+    }
+    now = (await gql(client, _CORRECTIONS, keys["alpha"])).json()["data"]["corrections"]
+    then = (await gql(client, _CORRECTIONS, keys["alpha"], at="2023-06-01T00:00:00Z")).json()
+    assert now["nodes"] == []
+    assert [n["id"] for n in then["data"]["corrections"]["nodes"]] == ["cor_alpha"]
+    r = await gql(client, m, keys["alpha"])
+    assert r.json()["data"]["closeCorrection"]["__typename"] == "NotFound"  # already closed
+
+
+async def test_retract_correction_keeps_what_was_believed_before(client, keys):
+    believed = datetime.now(UTC).isoformat()  # after the seed was recorded
+    await asyncio.sleep(0.01)
+    m = """mutation { retractCorrection(project: "alpha", id: "cor_alpha") {
+      __typename ... on Correction { id } } }"""
+    r = await gql(client, m, keys["alpha"])
+    assert r.json()["data"]["retractCorrection"] == {"__typename": "Correction", "id": "cor_alpha"}
+    now = (await gql(client, _CORRECTIONS, keys["alpha"])).json()["data"]["corrections"]
+    assert now["nodes"] == []
+    earlier = (await gql(client, _CORRECTIONS, keys["alpha"], known=believed)).json()["data"][
+        "corrections"
+    ]
+    assert [n["id"] for n in earlier["nodes"]] == ["cor_alpha"]
+    again = (await gql(client, m, keys["alpha"])).json()["data"]["retractCorrection"]
+    assert again["__typename"] == "NotFound"
 
 
 async def test_context_returns_knowledge_items_with_provenance(client, keys, seeded):
