@@ -684,6 +684,27 @@ def _clause_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     return _personal(s, t, speaker) if human else None
 
 
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)*$", re.IGNORECASE)
+
+
+def _what_it_is(subject: str, obj: str) -> str:
+    """The category of `obj`, when it is one known technology the subject does not name.
+
+    "job queue uses RabbitMQ (message broker)" answers a question about the broker; a version
+    number after the name is allowed, anything else leaves the statement as it is.
+    """
+    tech = technologies(obj)
+    if len(tech) != 1:
+        return ""
+    category = tech_category(tech[0])
+    rest = [w for w in obj.split() if w.lower() != tech[0]]
+    if not category or any(not _VERSION.match(w) for w in rest):
+        return ""
+    if set(category.split()) <= set(subject.lower().split()):
+        return ""
+    return f" ({category})"
+
+
 def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     dec = decision_fact(s, project)
     if dec is None:
@@ -694,7 +715,7 @@ def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         predicate=pred,
         object=obj,
         kind="decision" if subj not in {"indentation"} else "preference",
-        statement=f"{project}: {subj} {pred} {obj}",
+        statement=f"{project}: {subj} {pred} {obj}{_what_it_is(subj, obj)}",
         confidence=0.7,
         turn_ids=(t.id,),
         valid_from=t.timestamp,

@@ -171,6 +171,13 @@ def test_switches_supersede_what_a_subject_used() -> None:
         ("job queue", "uses", "RabbitMQ"),
         ("deployment", "uses", "Hetzner box"),
     ]
+    # a known technology's category is said when the subject does not say it already
+    assert [f.statement.split(": ", 1)[1] for f in r.facts] == [
+        "orders database uses MySQL 8",
+        "orders database uses Postgres 16",
+        "job queue uses RabbitMQ (message broker)",
+        "deployment uses Hetzner box",
+    ]
 
 
 def test_the_name_the_user_goes_by_is_one_fact() -> None:
