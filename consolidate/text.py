@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import cache
 
 from core.text import STOPWORDS, content_words, words
+from knowledge.labels import all_common
 
 
 def top_keywords(
@@ -69,21 +69,9 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-GENERIC_ZIPF = 4.5
-"""A word this frequent in English (wordfreq Zipf scale) says nothing about a topic by itself."""
-
-
-@cache
-def _zipf(word: str) -> float:
-    from wordfreq import zipf_frequency  # deferred: loads its frequency tables once
-
-    return float(zipf_frequency(word, "en"))
-
-
 def generic_label(label: str) -> bool:
     """True when every word of a label is a stopword or common English (`wait`, `shares image`).
 
     Such a topic is not worth a recommendation: it names no subject a person could act on.
     """
-    ws = [w for w in words(label) if w]
-    return all(w in STOPWORDS or _zipf(w) >= GENERIC_ZIPF for w in ws)
+    return all_common([w for w in words(label) if w], STOPWORDS)

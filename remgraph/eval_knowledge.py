@@ -59,6 +59,7 @@ from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
 from ingest.extract.service import ExtractionHook
 from ingest.pipeline import ingest_paths
+from knowledge.labels import GENERIC_ZIPF
 from recall.eval import parse_evidence
 from remgraph.knowledge_metrics import (
     FACT_LIKE_LABELS,
@@ -727,7 +728,7 @@ async def evaluate_knowledge(
         "thresholds": {
             "recall_cosine": RECALL_COSINE,
             "precision_cosine": PRECISION_COSINE,
-            "generic_zipf": 4.5,
+            "generic_zipf": GENERIC_ZIPF,
             "top_topics": TOP_TOPICS,
         },
         "budgets": {

@@ -32,18 +32,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Protocol
 
 import numpy as np
 
+from knowledge.labels import is_generic_label, label_words
+
 RECALL_COSINE = 0.70
 """An observation is matched by a unit at or above this cosine (all-MiniLM-L6-v2)."""
 PRECISION_COSINE = 0.60
 """A fact-like item is correct when one of its units reaches this cosine with an observation."""
-GENERIC_ZIPF = 4.5
 """A one-word topic label at or above this English Zipf frequency is generic."""
 TOP_TOPICS = 50
 """Topic labels are judged on each project's heaviest topics."""
@@ -506,45 +507,6 @@ def summarize_summaries(scores: Sequence[SummaryScore]) -> dict[str, Any]:
 
 
 # --- topic labels -------------------------------------------------------------------------------
-
-
-@cache
-def _stopwords() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # deferred: heavy import
-
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
-def label_words(label: str) -> list[str]:
-    """`wordfreq`'s English tokens of a label."""
-    from wordfreq.tokens import tokenize  # deferred: loads its tokenizer tables
-
-    return list(tokenize(label, "en"))
-
-
-def zipf(word: str) -> float:
-    """English Zipf frequency of a word (`wordfreq`, data shipped in its wheel)."""
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(word, "en"))
-
-
-def is_generic_label(
-    label: str,
-    *,
-    frequency: Callable[[str], float] = zipf,
-    stopwords: frozenset[str] | None = None,
-) -> bool:
-    """A label is generic when it is one common word (Zipf ≥ 4.5), a stopword, or no word at all."""
-    tokens = label_words(label)
-    if not tokens:
-        return True
-    if len(tokens) > 1:
-        return False
-    w = tokens[0]
-    return w in (stopwords if stopwords is not None else _stopwords()) or (
-        frequency(w) >= GENERIC_ZIPF
-    )
 
 
 def topic_stats(topics: Sequence[tuple[str, float]], top: int = TOP_TOPICS) -> dict[str, Any]:

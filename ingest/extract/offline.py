@@ -48,6 +48,7 @@ from ingest.extract.text import (
     technologies,
     top_words,
 )
+from knowledge.labels import is_generic_label
 from knowledge.stance import LEAD_WORDS, lifted
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
@@ -832,8 +833,10 @@ def _names_a_topic(k: Keyphrase, min_docs: int, names: set[str]) -> bool:
     ws = k.phrase.split()
     if all(w in names for w in ws):
         return False  # the people talking are entities, not topics
-    # a lone gerund or adverb ("taking", "really") names no subject
-    return not (len(ws) == 1 and ws[0].endswith(("ing", "ly")) and ws[0] not in TECH_CATEGORIES)
+    if len(ws) == 1 and ws[0] in TECH_CATEGORIES:
+        return True  # a technology is a subject however common the word ("python", "react")
+    # a lone gerund or adverb ("taking", "really") names no subject, nor a common word ("photo")
+    return not (len(ws) == 1 and ws[0].endswith(("ing", "ly"))) and not is_generic_label(k.phrase)
 
 
 def _topic(
