@@ -265,7 +265,7 @@ def locomo_command(
     out: Annotated[Path, typer.Option(help="Results folder")] = Path("bench/results"),
     stem: Annotated[str, typer.Option(help="Result file name stem")] = "locomo_eval",
 ) -> None:
-    """Ingest a LoCoMo file into a fresh graph and report hit@k / all@k against BM25 and vector."""
+    """Ingest a LoCoMo file in isolation and report hit@k / all@k against BM25 and vector."""
     if not path.is_file():
         raise typer.BadParameter(f"{path} is not a file", param_hint="PATH")
     outcome = asyncio.run(
@@ -273,6 +273,12 @@ def locomo_command(
     )
     for line in summary_lines(outcome):
         typer.echo(line)
+    if outcome.meta["isolation"].get("database_unchanged") is False:
+        typer.echo(
+            "warning: the database changed outside the evaluated projects during the run "
+            "(another writer?)",
+            err=True,
+        )
     typer.echo(f"wrote {out / (stem + '.json')} and {out / (stem + '.md')}")
 
 
