@@ -41,7 +41,7 @@ from graph.cypher import Q
 from graph.db import GraphDB
 from graph.errors import GraphError
 from graph.migrate import migrate
-from graph.purge import graph_fingerprint, project_usage, purge_project
+from graph.purge import GraphFingerprint, graph_fingerprint, project_usage, purge_project
 
 S = TypeVar("S", bound=GraphSettings)
 
@@ -118,6 +118,7 @@ class EvalIsolation(Generic[S]):
     _others: int = 0
     _purged: int = 0
     _unchanged: bool | None = None
+    _last: GraphFingerprint | None = None
 
     @property
     def mode(self) -> str:
@@ -188,7 +189,8 @@ class EvalIsolation(Generic[S]):
             raise DatabaseInUseError(others, self.why_alone)
         self._others = max(self._others, len(others))
         self._projects.extend(names.values())
-        before = await graph_fingerprint(db)
+        # the state a previous namespace left is the state this one starts from: one read saved
+        before = self._last or await graph_fingerprint(db)
         try:
             yield Namespace(db, self.settings, names)
         finally:
@@ -200,7 +202,7 @@ class EvalIsolation(Generic[S]):
                     paths=paths if i == 0 else (),
                 )
                 self._purged += report.nodes + report.topics + report.source_files
-            after = await graph_fingerprint(db)
+            after = self._last = await graph_fingerprint(db)
             same = after == before
             self._unchanged = same if self._unchanged is None else self._unchanged and same
             if not same:
