@@ -1,8 +1,9 @@
 """Which projects hold data, and removing one project's data without touching the others.
 
-`remgraph eval scenarios` runs each scenario in a project of its own; on Neo4j (one database in
-the Community edition) it removes that project afterwards with `purge_project`. Deleting is an
-administrative act: nothing in the service itself ever hard-deletes knowledge.
+Every evaluation (`remgraph/eval_isolation.py`) runs in a project of its own; on a shared database
+(Neo4j: one database in the Community edition) it removes that project afterwards with
+`purge_project` and proves with `graph_fingerprint` that the database is as it found it. Deleting
+is an administrative act: nothing in the service itself ever hard-deletes knowledge.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _UNLIST_TOPICS = Q("admin.unlist_project_topics")
 _PURGE_NODES = Q("admin.purge_project_nodes")
 _PURGE_KEYS = Q("admin.purge_project_keys")
 _PURGE_LOCKS = Q("admin.purge_locks")
+_PURGE_FILES = Q("admin.purge_source_files")
 _DUMP_NODES = Q("admin.dump_nodes")
 _DUMP_RELATIONSHIPS = Q("admin.dump_relationships")
 
@@ -41,6 +43,8 @@ class PurgeReport:
     """API keys scoped to the purged project alone."""
     locks: int
     """REM job locks of the purged project."""
+    source_files: int = 0
+    """Ingest states of the files named by the caller."""
 
 
 async def project_usage(db: GraphDB) -> dict[str, int]:
@@ -49,11 +53,14 @@ async def project_usage(db: GraphDB) -> dict[str, int]:
     return {str(r["project"]): int(r["nodes"]) for r in rows}
 
 
-async def purge_project(db: GraphDB, project: str, *, lock_ids: Sequence[str] = ()) -> PurgeReport:
+async def purge_project(
+    db: GraphDB, project: str, *, lock_ids: Sequence[str] = (), paths: Sequence[str] = ()
+) -> PurgeReport:
     """Delete everything of `project` and nothing of any other project.
 
     That is its nodes and their relationships, the topics only it mentions, the API keys scoped to
-    it alone, and the job locks `lock_ids` (their ids name the project). Other projects keep
+    it alone, the job locks `lock_ids` (their ids name the project) and the ingest state of the
+    files `paths` (absolute, as ingest saved them; a file carries no project). Other projects keep
     every node, relationship and property, except that a topic they share with `project` no
     longer lists it.
     """
@@ -64,8 +71,13 @@ async def purge_project(db: GraphDB, project: str, *, lock_ids: Sequence[str] = 
     nodes = await db.autocommit(_PURGE_NODES, project=project)
     keys = await db.write(_PURGE_KEYS, project=project)
     locks = await db.write(_PURGE_LOCKS, ids=list(lock_ids)) if lock_ids else []
+    files = await db.write(_PURGE_FILES, paths=list(paths)) if paths else []
     return PurgeReport(
-        nodes=_count(nodes), topics=_count(topics), keys=_count(keys), locks=_count(locks)
+        nodes=_count(nodes),
+        topics=_count(topics),
+        keys=_count(keys),
+        locks=_count(locks),
+        source_files=_count(files),
     )
 
 

@@ -1,10 +1,11 @@
 """`remgraph eval locomo PATH`: retrieval quality of `context` on LoCoMo, against plain baselines.
 
-Ingests a LoCoMo file into a fresh graph (one project per conversation) through the same pipeline
-as `remgraph ingest`, runs every question through the same retrieval and ranking as the GraphQL
-`context` query, and, in the same process over the same turns, through plain fulltext (BM25-style)
-and plain vector retrieval. Metrics are in `recall/eval.py`; results go to JSON and a Markdown
-table.
+Ingests a LoCoMo file into an isolated namespace (`remgraph/eval_isolation.py`: a scratch graph on
+FalkorDB, uniquely named projects purged afterwards on Neo4j; one project per conversation) through
+the same pipeline as `remgraph ingest`, runs every question through the same retrieval and ranking
+as the GraphQL `context` query, and, in the same process over the same turns, through plain
+fulltext (BM25-style) and plain vector retrieval. Metrics are in `recall/eval.py`; results go to
+JSON and a Markdown table.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import asyncio
 import json
 import tempfile
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,15 +25,13 @@ from rich.progress import Progress
 from ai.embed import Embedder, make_embedder
 from api.config import ApiSettings
 from core.timeutil import now_ms
-from graph.connect import open_graph
 from graph.db import GraphDB
-from graph.migrate import migrate
 from graph.repositories.recall import RecallRepository, TurnHit
 from ingest.config import IngestSettings
-from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import RetrievalService
+from remgraph.eval_isolation import EvalIsolation
 from remgraph.eval_knowledge import knowledge_command
 from remgraph.eval_scenarios import scenarios_command
 
@@ -61,68 +59,92 @@ def _dia(source_key: str) -> str:
 
 
 async def evaluate_locomo(
-    db: GraphDB,
-    settings: EvalSettings,
+    iso: EvalIsolation[EvalSettings],
     path: Path,
     *,
     conversations: int | None = None,
     embedder: Embedder | None = None,
     show_progress: bool = True,
 ) -> EvalOutcome:
-    """Ingest `path` (the first `conversations` samples) into `db` and score every question.
+    """Ingest `path` (the first `conversations` samples) in one namespace of `iso`; score questions.
+
+    Every conversation is a project of its own (`locomo-<sample_id>`, suffixed on a shared
+    database); every read names that project. The namespace is gone when this returns or raises.
 
     Args:
-        db: an open, migrated, preferably empty graph.
-        settings: evaluation settings (ranking weights, ingest options).
+        iso: the run's isolation (its settings: ranking weights, ingest options).
         path: a LoCoMo JSON file (`locomo10.json` layout).
         conversations: only the first N conversations (None: all).
         embedder: reuse an embedder (default: from the settings).
         show_progress: draw a progress bar on stderr.
     """
+    settings = iso.settings
     samples = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
     if conversations is not None:
         samples = samples[:conversations]
     emb = embedder or make_embedder(settings.embedding)
-    t0 = time.perf_counter()
-    report = await _ingest(db, settings, samples, emb)
-    ingest_s = time.perf_counter() - t0
-    questions = [(s, qa) for s in samples for qa in s.get("qa", [])]
-    # One batched forward pass for every question (the cache then serves each lookup).
-    await emb.embed([str(qa.get("question", "")) for _, qa in questions])
-    t1 = time.perf_counter()
-    run = _Questions(RetrievalService(RecallRepository(db), emb, settings.ranking))
-    with Progress(transient=True, disable=not show_progress) as bar:
-        task = bar.add_task("LoCoMo questions", total=len(questions))
-        for sample, qa in questions:
-            await run.ask(f"locomo-{sample.get('sample_id')}", qa)
-            bar.advance(task)
+    bases = [f"locomo-{s.get('sample_id')}" for s in samples]
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [Path(tmp) / f"{i:04d}.json" for i in range(len(samples))]
+        async with iso.namespace(*dict.fromkeys(bases), paths=[str(f) for f in files]) as ns:
+            t0 = time.perf_counter()
+            turns = await _ingest(
+                ns.db, settings, samples, files, [ns.project(b) for b in bases], emb
+            )
+            ingest_s = time.perf_counter() - t0
+            questions = [
+                (ns.project(b), qa)
+                for s, b in zip(samples, bases, strict=True)
+                for qa in s.get("qa", [])
+            ]
+            # One batched forward pass for every question (the cache then serves each lookup).
+            await emb.embed([str(qa.get("question", "")) for _, qa in questions])
+            t1 = time.perf_counter()
+            run = _Questions(RetrievalService(RecallRepository(ns.db), emb, settings.ranking))
+            with Progress(transient=True, disable=not show_progress) as bar:
+                task = bar.add_task("LoCoMo questions", total=len(questions))
+                for project, qa in questions:
+                    await run.ask(project, qa)
+                    bar.advance(task)
+            questions_s = time.perf_counter() - t1
     lat = sorted(run.latencies)
     meta = {
         "file": path.name,
         "conversations": len(samples),
-        "turns_ingested": report.turns_new + report.turns_unchanged,
+        "turns_ingested": turns,
         "questions": len(questions),
         "ingest_s": round(ingest_s, 2),
-        "questions_s": round(time.perf_counter() - t1, 2),
+        "questions_s": round(questions_s, 2),
         "context_ms_p50": round(lat[len(lat) // 2], 2) if lat else None,
         "context_ms_p95": round(lat[int(len(lat) * 0.95)], 2) if lat else None,
         "ranking": settings.ranking.model_dump(),
         "embedding": settings.embedding.model,
         "engine": str(settings.engine),
+        "isolation": iso.facts(),
     }
     return EvalOutcome({m: summarize(rs) for m, rs in run.results.items()}, meta)
 
 
 async def _ingest(
-    db: GraphDB, settings: EvalSettings, samples: list[Any], emb: Embedder
-) -> IngestReport:
-    """Ingest the samples through the same pipeline as `remgraph ingest` (no extraction)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        subset = Path(tmp) / "locomo.json"
-        subset.write_text(json.dumps(samples), encoding="utf-8")
-        return await ingest_paths(
-            db, settings, [subset], fmt="locomo", run_hooks=False, embedder=emb
+    db: GraphDB,
+    settings: EvalSettings,
+    samples: list[Any],
+    files: list[Path],
+    projects: list[str],
+    emb: Embedder,
+) -> int:
+    """Ingest each sample as its project through the same pipeline as `remgraph ingest`.
+
+    No extraction; one file per sample, written to `files`. Returns the turns stored.
+    """
+    turns = 0
+    for sample, file, project in zip(samples, files, projects, strict=True):
+        await asyncio.to_thread(file.write_text, json.dumps([sample]), encoding="utf-8")
+        report = await ingest_paths(
+            db, settings, [file], fmt="locomo", project=project, run_hooks=False, embedder=emb
         )
+        turns += report.turns_new + report.turns_unchanged
+    return turns
 
 
 class _Questions:
@@ -212,20 +234,11 @@ async def run_eval_command(
     settings: EvalSettings | None = None,
     stem: str = "locomo_eval",
 ) -> EvalOutcome:
-    """What `remgraph eval locomo` does: a fresh graph, evaluate, write results, drop the graph."""
-    base = settings or EvalSettings()
-    cfg = base.model_copy(update={"graph_name": f"eval_{uuid.uuid4().hex[:10]}"})
-    conn = await open_graph(cfg)
-    try:
-        await migrate(conn.db)
-        outcome = await evaluate_locomo(conn.db, cfg, path, conversations=conversations)
-        write_results(outcome, out_dir, stem)
-        return outcome
-    finally:
-        drop = getattr(conn.db, "drop", None)
-        if drop is not None:
-            await drop()
-        await conn.close()
+    """What `remgraph eval locomo` does: isolate, evaluate, write results, remove what it wrote."""
+    async with EvalIsolation.open(settings or EvalSettings(), prefix="eval") as iso:
+        outcome = await evaluate_locomo(iso, path, conversations=conversations)
+    write_results(outcome, out_dir, stem)
+    return outcome
 
 
 def summary_lines(outcome: EvalOutcome, methods: Sequence[str] = METHODS) -> list[str]:
@@ -252,7 +265,7 @@ def locomo_command(
     out: Annotated[Path, typer.Option(help="Results folder")] = Path("bench/results"),
     stem: Annotated[str, typer.Option(help="Result file name stem")] = "locomo_eval",
 ) -> None:
-    """Ingest a LoCoMo file into a fresh graph and report hit@k / all@k against BM25 and vector."""
+    """Ingest a LoCoMo file in isolation and report hit@k / all@k against BM25 and vector."""
     if not path.is_file():
         raise typer.BadParameter(f"{path} is not a file", param_hint="PATH")
     outcome = asyncio.run(
@@ -260,6 +273,12 @@ def locomo_command(
     )
     for line in summary_lines(outcome):
         typer.echo(line)
+    if outcome.meta["isolation"].get("database_unchanged") is False:
+        typer.echo(
+            "warning: the database changed outside the evaluated projects during the run "
+            "(another writer?)",
+            err=True,
+        )
     typer.echo(f"wrote {out / (stem + '.json')} and {out / (stem + '.md')}")
 
 

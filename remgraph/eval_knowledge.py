@@ -1,37 +1,35 @@
 """`remgraph eval knowledge PATH`: what offline synthesis knows, against LoCoMo's own annotations.
 
-Each sample of a LoCoMo-layout file goes into a fresh project of its own (`kneval-<run>-<sample>`)
-through the real ingest pipeline with knowledge extraction (`ingest_paths(..., fmt="locomo")`
-with the extraction hooks, as `remgraph ingest --format locomo`), then one full REM cycle runs for
-that project (every job in `consolidate.jobs.JOBS`, through `run_job`), and the project is scored
-against the sample's `observation` and `session_summary` annotations, beside baselines computed
-in the same run: raw turns as knowledge items, and each session's first turns as its summary.
-Topic labels and primer and pack sizes are judged against the issue's rules and the seed's
-budgets. The metrics themselves are in `remgraph/knowledge_metrics.py`.
+Each sample of a LoCoMo-layout file goes into a fresh project of its own (`kneval-<sample>`, plus
+`--eval-<run>` on a shared database) through the real ingest pipeline with knowledge extraction
+(`ingest_paths(..., fmt="locomo")` with the extraction hooks, as `remgraph ingest --format
+locomo`), then one full REM cycle runs for that project (every job in `consolidate.jobs.JOBS`,
+through `run_job`), and the project is scored against the sample's `observation` and
+`session_summary` annotations, beside baselines computed in the same run: raw turns as knowledge
+items, and each session's first turns as its summary. Topic labels and primer and pack sizes are
+judged against the issue's rules and the seed's budgets. The metrics themselves are in
+`remgraph/knowledge_metrics.py`.
 
-Isolation. Every sample is scored in a namespace of its own, so no sample's figures depend on
-another's (topics are global today) nor on how many samples ran: on FalkorDB (the embedded engine)
-a fresh graph per sample, dropped once scored; on a shared database (Neo4j: Community has one)
-the project is purged by an admin query once scored and every topic is put back as it was
-(topics are global and re-weighed by any ingest), and a dump of the whole database taken before
-the run is compared with one taken after it.
+Isolation (`remgraph/eval_isolation.py`, the rule every eval shares). Every sample is scored in a
+namespace of its own, so no sample's figures depend on another's nor on how many samples ran: on
+FalkorDB a scratch graph per sample, dropped once scored; on a shared database (Neo4j: Community
+has one) a project that must hold no data yet, purged once scored, with a fingerprint of the whole
+database compared before and after. Every read names the sample's project.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import re
 import subprocess
 import tempfile
 import time
-import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -46,12 +44,9 @@ from consolidate.pack import context_pack
 from consolidate.runner import run_job
 from core.timeutil import to_ms
 from graph.config import Engine
-from graph.connect import make_db, open_graph
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
-from graph.migrate import migrate
 from graph.models import PrimerPeriod, Session, utc_now
-from graph.repositories.admin import AdminRepository
 from graph.repositories.audit import AuditRepository
 from graph.repositories.primers import PrimerRepository
 from graph.repositories.rem import RemRepository
@@ -61,6 +56,7 @@ from ingest.extract.service import ExtractionHook
 from ingest.pipeline import ingest_paths
 from knowledge.labels import GENERIC_ZIPF
 from recall.eval import parse_evidence
+from remgraph.eval_isolation import EvalIsolation
 from remgraph.knowledge_metrics import (
     FACT_LIKE_LABELS,
     MIN_UNIT_WORDS,
@@ -149,7 +145,7 @@ DEFINITIONS = {
 
 
 class EvalError(InvalidInputError):
-    """The evaluation cannot start: unreadable file, or a project name already in use."""
+    """The evaluation cannot start: an unreadable file."""
 
 
 # --- the input file -----------------------------------------------------------------------------
@@ -247,109 +243,6 @@ def parse_samples(doc: Any, *, source: str) -> tuple[list[SampleSpec], list[str]
                 spec.summaries[f"session_{int(m.group(1))}"] = text.strip()
         out.append(spec)
     return out, issues
-
-
-# --- namespaces ---------------------------------------------------------------------------------
-
-
-class Namespaces(Protocol):
-    """Gives each sample a graph of its own and removes everything it wrote afterwards."""
-
-    mode: str
-
-    def sample(
-        self, project: str, paths: Sequence[str]
-    ) -> contextlib.AbstractAsyncContextManager[GraphDB]:
-        """A graph to ingest `project` into; on exit, the project and `paths` state are gone."""
-        ...
-
-    async def finish(self) -> dict[str, Any]:
-        """Isolation facts for the run's metadata."""
-        ...
-
-
-async def _refuse_existing(db: GraphDB, project: str) -> None:
-    present = await AuditRepository(db).projects_present([project])
-    if present.get(project):
-        raise EvalError(
-            "project", f"{project!r} already holds {present[project]} nodes; not touching it"
-        )
-
-
-class FreshGraphs:
-    """FalkorDB: a new graph per sample on the same server, dropped once the sample is scored."""
-
-    mode = "fresh graph per sample"
-
-    def __init__(self, settings: Settings, run: str) -> None:
-        self._settings = settings
-        self._run = run
-        self._n = 0
-
-    @contextlib.asynccontextmanager
-    async def sample(self, project: str, paths: Sequence[str]) -> AsyncIterator[GraphDB]:
-        del paths  # the graph goes whole
-        self._n += 1
-        cfg = self._settings.model_copy(update={"graph_name": f"kneval_{self._run}_{self._n}"})
-        db = make_db(cfg)
-        drop = getattr(db, "drop", None)
-        if drop is None:
-            await db.close()
-            raise EvalError("engine", "fresh graphs need an engine with one graph per name")
-        try:
-            await migrate(db)
-            await _refuse_existing(db, project)
-            yield db
-        finally:
-            try:
-                await drop()
-            finally:
-                await db.close()
-
-    async def finish(self) -> dict[str, Any]:
-        return {"mode": self.mode, "graphs": self._n}
-
-
-class SharedGraph:
-    """One database for everything (Neo4j): purge each project, restore topics, prove it."""
-
-    mode = "purge by project"
-
-    def __init__(self, db: GraphDB) -> None:
-        self._db = db
-        self._admin = AdminRepository(db)
-        self._before: str | None = None
-        self._restores: list[dict[str, int]] = []
-        self._purged = 0
-
-    async def start(self) -> None:
-        await migrate(self._db)
-        self._before = self._admin.digest(await self._admin.dump())
-
-    @contextlib.asynccontextmanager
-    async def sample(self, project: str, paths: Sequence[str]) -> AsyncIterator[GraphDB]:
-        if self._before is None:
-            await self.start()
-        await _refuse_existing(self._db, project)
-        checkpoint = await self._admin.topic_checkpoint()
-        try:
-            yield self._db
-        finally:
-            self._purged += await self._admin.purge_projects([project], paths)
-            rep = await self._admin.restore_topics(checkpoint)
-            self._restores.append(rep.__dict__)
-
-    async def finish(self) -> dict[str, Any]:
-        after = self._admin.digest(await self._admin.dump()) if self._before else None
-        return {
-            "mode": self.mode,
-            "nodes_purged": self._purged,
-            "topics_restored": sum(r["topics_restored"] for r in self._restores),
-            "topics_deleted": sum(r["topics_deleted"] for r in self._restores),
-            "topic_links_restored": sum(r["links_restored"] for r in self._restores),
-            "topic_links_deleted": sum(r["links_deleted"] for r in self._restores),
-            "database_unchanged": None if after is None else after == self._before,
-        }
 
 
 # --- one sample ---------------------------------------------------------------------------------
@@ -637,31 +530,30 @@ def scorer_embedder(settings: Settings, ingest_embedder: Embedder) -> Embedder:
 
 
 async def evaluate_knowledge(
-    namespaces: Namespaces,
-    settings: Settings,
+    iso: EvalIsolation[Settings],
     path: Path,
     *,
     conversations: int | None = None,
     embedder: Embedder | None = None,
     scorer: Embedder | None = None,
     show_progress: bool = True,
-    run_id: str | None = None,
 ) -> KnowledgeOutcome:
     """Ingest, consolidate and score each sample of `path` in its own namespace.
 
     Args:
-        namespaces: where each sample goes (`FreshGraphs` or `SharedGraph`).
-        settings: remgraph settings (extraction is switched on whatever they say).
+        iso: where each sample goes; its settings are remgraph's (extraction is switched on
+            whatever they say).
         path: a LoCoMo-layout JSON file.
         conversations: only the first N samples (None: all).
         embedder: the ingest embedder (default: from the settings).
         scorer: the scoring embedder (default: all-MiniLM-L6-v2, shared with ingest if the same).
         show_progress: draw a progress bar on stderr.
-        run_id: names the projects `kneval-<run_id>-<sample>` (default: random).
 
     Raises:
-        EvalError: the file is not JSON, or a project name is already in use.
+        EvalError: the file is not JSON.
+        IsolationError: a project name is already in use.
     """
+    settings = iso.settings
     started = utc_now()
     t_start = time.perf_counter()
     code = git_commit()  # the code that runs, before anything can change it
@@ -678,7 +570,6 @@ async def evaluate_knowledge(
     )
     emb = embedder or make_embedder(cfg.embedding)
     score_emb = scorer or scorer_embedder(cfg, emb)
-    run = run_id or uuid.uuid4().hex[:8]
     results: list[SampleResult] = []
     with (
         tempfile.TemporaryDirectory(prefix="kneval-") as tmp,
@@ -686,16 +577,19 @@ async def evaluate_knowledge(
     ):
         task = bar.add_task("knowledge eval", total=len(specs))
         for spec in specs:
-            project = f"kneval-{run}-{spec.sample_id}"
+            base = f"kneval-{spec.sample_id}"
             file = Path(tmp) / f"{spec.position:04d}.json"
             await asyncio.to_thread(file.write_text, json.dumps([spec.raw]), encoding="utf-8")
             bar.update(task, description=f"{spec.sample_id}")
-            async with namespaces.sample(project, [str(file.resolve())]) as db:
+            async with iso.namespace(base, paths=[str(file.resolve())]) as ns:
+                project = ns.project(base)
                 results.append(
-                    await _run_sample(db, cfg, spec, project, file, embedder=emb, scorer=score_emb)
+                    await _run_sample(
+                        ns.db, cfg, spec, project, file, embedder=emb, scorer=score_emb
+                    )
                 )
             bar.advance(task)
-    isolation = await namespaces.finish()
+    isolation = iso.facts()
     overall = _overall(results)
     projects = {r.spec.sample_id: _project_block(r) for r in results}
     goal = targets(
@@ -971,28 +865,12 @@ async def run_knowledge_command(
     show_progress: bool = True,
 ) -> KnowledgeOutcome:
     """What `remgraph eval knowledge` does: isolate as the engine allows, evaluate, write."""
-    cfg = settings or Settings()
-    run = uuid.uuid4().hex[:8]
-    conn = await open_graph(cfg.model_copy(update={"graph_name": f"kneval_{run}_0"}))
-    try:
-        namespaces: Namespaces = (
-            SharedGraph(conn.db) if cfg.engine is Engine.NEO4J else FreshGraphs(cfg, run)
-        )
+    async with EvalIsolation.open(settings or Settings(), prefix="kneval") as iso:
         outcome = await evaluate_knowledge(
-            namespaces,
-            cfg,
-            path,
-            conversations=conversations,
-            show_progress=show_progress,
-            run_id=run,
+            iso, path, conversations=conversations, show_progress=show_progress
         )
-        write_results(outcome, out_dir, stem)
-        return outcome
-    finally:
-        drop = getattr(conn.db, "drop", None)
-        if drop is not None:
-            await drop()
-        await conn.close()
+    write_results(outcome, out_dir, stem)
+    return outcome
 
 
 def knowledge_command(

@@ -12,12 +12,14 @@ nothing else, exactly as an agent would live it:
   the session (its last turn) while it is ingested, extracted and consolidated, and at the end of
   `after_session` (the check's "scenario now") while a check runs.
 
-Isolation: every scenario runs alone. On FalkorDB (embedded or external) each scenario gets a fresh
-graph, dropped afterwards. On Neo4j (one database in the Community edition) the run refuses a
-database that holds any other project (topics and the fulltext term statistics are global, so they
-would leak into the result, and the run would re-weight other projects' topics), refuses a project
-that already has data, and purges the project afterwards, proving with a fingerprint of the whole
-graph that it left the database as it found it. Since nothing else can be in the graph, the project
+Isolation (`remgraph/eval_isolation.py`, the rule every eval shares): every scenario runs alone. On
+FalkorDB each scenario gets a scratch graph, dropped afterwards. On Neo4j (one database in the
+Community edition) a project that already has data is refused, and so is a database that holds
+any other project: topics are per project now and every read names the scenario's project, but the
+fulltext index's BM25 statistics cover every project and the vector and fulltext candidate pools
+are cut before the project filter, so other projects would still move the ranks that checks judge
+on a project of a few turns. The project is purged afterwards, with a fingerprint of the whole
+graph proving the database is as it was found. Since nothing else can be in the graph, the project
 keeps the scenario's own name: a suffix would show in item texts (a fact's subject can be the
 project) and change their ranking.
 """
@@ -25,13 +27,10 @@ project) and change their ranking.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import platform
 import subprocess
 import time
-import uuid
-from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,17 +46,14 @@ from ai.embed import Embedder, make_embedder
 from api.app import create_app
 from api.services import ApiServices
 from consolidate.jobs import JOBS
-from consolidate.runner import lock_id, run_job
+from consolidate.runner import run_job
 from consolidate.service import RemService
 from core.timeutil import frozen_clock
-from graph.config import Engine
-from graph.connect import make_db, open_graph
 from graph.db import GraphDB
 from graph.errors import GraphError
-from graph.migrate import migrate
-from graph.purge import graph_fingerprint, project_usage, purge_project
 from graph.repositories.api_keys import ApiKeyRepository
 from ingest.service import IngestService
+from remgraph.eval_isolation import DatabaseInUseError, EvalIsolation
 from remgraph.scenario_spec import (
     DEFAULT_TOP,
     CheckSpec,
@@ -97,8 +93,11 @@ class ScenarioError(Exception):
     """A scenario could not run as written (refused, engine or product error)."""
 
 
-class IsolationError(GraphError):
-    """The configured database cannot host an isolated scenario run."""
+ALONE = (
+    "Every read names the scenario's project, but the fulltext index's BM25 statistics span "
+    "every project and candidate pools are cut before the project filter, so other projects "
+    "would move the ranks a check judges; run the scenarios on an empty database"
+)
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -396,46 +395,8 @@ async def _replay(
         result.checks.sort(key=lambda c: c.index)
 
 
-@contextlib.asynccontextmanager
-async def _fresh_graph(settings: Settings) -> AsyncIterator[tuple[GraphDB, Settings]]:
-    """FalkorDB: a new graph key for one scenario, dropped afterwards."""
-    cfg = settings.model_copy(update={"graph_name": f"scenario_{uuid.uuid4().hex[:12]}"})
-    db = make_db(cfg)
-    try:
-        await db.ping()
-        await migrate(db)
-        yield db, cfg
-    finally:
-        try:
-            drop = getattr(db, "drop", None)
-            if drop is not None:
-                await drop()
-        finally:
-            await db.close()
-
-
-async def _guard_shared(db: GraphDB, ns: str) -> None:
-    usage = await project_usage(db)
-    if usage.get(ns):
-        raise ScenarioError(
-            f"project {ns!r} already holds {usage[ns]} nodes (an interrupted run?); "
-            "refusing to run a scenario on top of them"
-        )
-    others = {p: n for p, n in usage.items() if p != ns}
-    if others:
-        named = ", ".join(f"{p} ({n})" for p, n in sorted(others.items())[:5])
-        raise IsolationError(
-            f"the database holds other projects: {named}{' ...' if len(others) > 5 else ''}. "
-            "Topics and term statistics are shared across projects, so a scenario run would read "
-            "and re-weight them; run the scenarios on an empty database"
-        )
-
-
 async def _run_one(
-    loaded: LoadedScenario,
-    settings: Settings,
-    embedder: Embedder,
-    shared: GraphDB | None,
+    loaded: LoadedScenario, iso: EvalIsolation[Settings], embedder: Embedder
 ) -> ScenarioResult:
     sc = loaded.scenario
     ns = namespace(loaded)
@@ -450,31 +411,17 @@ async def _run_one(
         warnings=list(loaded.warnings),
     )
     t0 = time.perf_counter()
+    problems = len(iso.problems)
     try:
-        if shared is None:
-            async with _fresh_graph(settings) as (db, cfg):
-                await _guard_shared(db, ns)
-                await _replay(db, cfg, embedder, loaded, result)
-        else:
-            await _guard_shared(shared, ns)
-            before = await graph_fingerprint(shared)
-            try:
-                await _replay(shared, settings, embedder, loaded, result)
-            finally:
-                await purge_project(shared, ns, lock_ids=[lock_id(ns, j) for j in JOBS])
-                after = await graph_fingerprint(shared)
-                if after != before:
-                    result.errors.append(
-                        f"the purge of {ns!r} left the database changed: nodes {before.nodes} "
-                        f"-> {after.nodes}, relationships {before.relationships} -> "
-                        f"{after.relationships}"
-                    )
-    except IsolationError:
+        async with iso.namespace(ns) as space:
+            await _replay(space.db, space.settings, embedder, loaded, result)
+    except DatabaseInUseError:
         raise
     except (ScenarioError, GraphError) as e:
         result.errors.append(str(e))
     except Exception as e:  # an unexpected failure of one scenario must not stop the others
         result.errors.append(f"{type(e).__name__}: {e}")
+    result.errors.extend(iso.problems[problems:])
     result.duration_s = round(time.perf_counter() - t0, 2)
     missing = set(range(len(sc.checks))) - {c.index - 1 for c in result.checks}
     for i in sorted(missing):  # checks never reached because the scenario stopped early
@@ -528,7 +475,7 @@ async def run_scenarios(
     """Load every scenario of `target` and run the valid ones, one after another.
 
     Raises:
-        IsolationError: the database (Neo4j) holds other projects.
+        DatabaseInUseError: the database (Neo4j) holds other projects.
         GraphError: the engine cannot be reached.
     """
     cfg = eval_settings(settings)
@@ -537,13 +484,9 @@ async def run_scenarios(
     t0 = time.perf_counter()
     emb = embedder or make_embedder(cfg.embedding)
     results: list[ScenarioResult] = []
-    conn = await open_graph(cfg)  # keeps the embedded server up for the whole run
-    try:
-        shared = conn.db if cfg.engine is Engine.NEO4J else None
-        if shared is not None:
-            await migrate(shared)
+    async with EvalIsolation.open(cfg, prefix="scenario", alone=True, why_alone=ALONE) as iso:
         for sc in loaded:
-            r = await _run_one(sc, cfg, emb, shared)
+            r = await _run_one(sc, iso, emb)
             results.append(r)
             if console is not None:
                 mark = (
@@ -555,12 +498,11 @@ async def run_scenarios(
                     f"{mark} {r.name}: {r.checks_passed}/{len(r.checks)} checks ({r.duration_s} s)",
                     highlight=False,
                 )
-    finally:
-        await conn.close()
     meta = {
         "target": str(target),
         "files": len(loaded) + len(invalid),
         "engine": cfg.engine.value,
+        "isolation": iso.facts(),
         "extractor": "llm" if cfg.extract.use_llm else "offline",
         "embedding": f"{cfg.embedding.provider}:{cfg.embedding.model}",
         "remgraph_version": remgraph.__version__,

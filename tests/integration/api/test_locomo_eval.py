@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from remgraph.eval import EvalSettings, evaluate_locomo, write_results
+from remgraph.eval_isolation import EvalIsolation
 from tests.shared_embedder import shared_local_embedder
 
 
@@ -18,8 +19,7 @@ async def test_locomo_one_conversation(graph_db, graph_settings, shared_dir, tmp
         embedded=graph_settings.embedded,
     )
     out = await evaluate_locomo(
-        graph_db,
-        settings,
+        await EvalIsolation.sharing(graph_db, settings, alone=True, run="t"),
         path,
         conversations=1,
         embedder=shared_local_embedder(),

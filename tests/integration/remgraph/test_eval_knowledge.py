@@ -3,7 +3,8 @@
 The fixture is built at test time from the dev file's first sample, cut to its first two sessions
 (LoCoMo is CC BY-NC: nothing of it is committed). The embedded leg runs the real CLI; the Neo4j
 leg runs when `REMGRAPH_NEO4J__URI` is set (see `tests/engines.py`). On a shared database the
-evaluation must leave every other project exactly as it found it, global topics included.
+evaluation must leave every other project exactly as it found it, topics included (the isolation
+rule itself, for every eval, is tested in `test_eval_isolation.py`).
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from consolidate.jobs import JOBS
 from consolidate.runner import run_job
 from graph.config import GraphSettings
 from graph.db import GraphDB
-from graph.repositories.admin import AdminRepository
+from graph.purge import graph_fingerprint
 from graph.repositories.audit import AuditRepository
 from ingest.pipeline import ingest_paths
 from remgraph.cli import app
-from remgraph.eval_knowledge import EvalError, SharedGraph, evaluate_knowledge
+from remgraph.eval_isolation import EvalIsolation, ProjectInUseError
+from remgraph.eval_knowledge import EvalError, evaluate_knowledge
 from remgraph.settings import Settings
 from remgraph.wiring import extraction_hooks
 from tests.shared_embedder import shared_local_embedder
@@ -77,8 +79,7 @@ def check_result(doc: dict[str, Any], fixture: Path) -> None:
     assert meta["issues_total"] == 0, meta["issues"]
     [(sample, proj)] = doc["projects"].items()
     assert sample == "conv-26"
-    assert proj["project"].startswith("kneval-")
-    assert proj["project"].endswith("-conv-26")
+    assert proj["project"].startswith("kneval-conv-26")  # `--eval-<run>` on a shared database
     assert set(proj["rem"]["jobs"]) == set(JOBS)
     assert all(v == "succeeded" for v in proj["rem"]["jobs"].values()), proj["rem"]
     for block in (proj, doc["overall"]):
@@ -150,7 +151,8 @@ def test_cli_on_the_embedded_engine_drops_its_graphs(
     doc = _run_cli(tmp_path / "out", small_locomo)
     check_result(doc, small_locomo)
     assert doc["meta"]["engine"] == "falkordb"
-    assert doc["meta"]["isolation"] == {"mode": "fresh graph per sample", "graphs": 1}
+    iso = doc["meta"]["isolation"]
+    assert (iso["mode"], iso["graphs"], iso["projects"]) == ("scratch graph", 1, ["kneval-conv-26"])
     assert set(client.list_graphs()) == before  # every graph it made is gone
 
 
@@ -170,11 +172,10 @@ def test_cli_on_neo4j_leaves_the_database_as_it_was(
     doc = _run_cli(tmp_path / "out", small_locomo)
     check_result(doc, small_locomo)
     iso = doc["meta"]["isolation"]
-    assert iso["mode"] == "purge by project"
+    assert iso["mode"] == "project purge on a shared database"
     assert iso["database_unchanged"] is True
     assert iso["nodes_purged"] > doc["meta"]["turns"]
-    # topics have one owner: the run's topics go with its project, no other topic is touched
-    assert (iso["topics_deleted"], iso["topics_restored"]) == (0, 0)
+    assert iso["projects"] == [f"kneval-conv-26--eval-{iso['run']}"]
 
 
 # --- a shared database: other projects untouched --------------------------------------------------
@@ -210,29 +211,27 @@ async def test_shared_database_leaves_other_projects_exactly_as_they_were(
 ) -> None:
     settings = _settings(any_db, graph_settings)
     await _seed_bystander(any_db, settings, small_locomo, "bystander")
-    admin = AdminRepository(any_db)
-    before = await admin.dump()
-    assert any('"projects": ["bystander"]' in line for line in before)  # it has topics
+    before = await graph_fingerprint(any_db)
+    assert before.nodes.get("Topic")  # the bystander has topics
 
     out = await evaluate_knowledge(
-        SharedGraph(any_db),
-        settings,
+        await EvalIsolation.sharing(any_db, settings, run="iso"),
         small_locomo,
         embedder=shared_local_embedder(),
         show_progress=False,
-        run_id="iso",
     )
     iso = out.meta["isolation"]
     assert iso["database_unchanged"] is True
+    assert iso["other_projects"] == 1
     # the same conversation, but topics have one owner: the bystander's were never touched
-    assert iso["topics_restored"] == 0
-    assert await admin.dump() == before
-    present = await AuditRepository(any_db).projects_present(["kneval-iso-conv-26", "bystander"])
-    assert present["kneval-iso-conv-26"] == 0
+    assert await graph_fingerprint(any_db) == before
+    name = "kneval-conv-26--eval-iso"
+    present = await AuditRepository(any_db).projects_present([name, "bystander"])
+    assert present[name] == 0
     assert present["bystander"] > 0
     # it scored the evaluated project, not the bystander's copy of the same conversation
     proj = out.projects["conv-26"]
-    assert proj["project"] == "kneval-iso-conv-26"
+    assert proj["project"] == name
     assert proj["turns"] == proj["observations"]["turns"]["items"]
 
 
@@ -241,20 +240,17 @@ async def test_a_project_name_in_use_is_refused_and_left_alone(
 ) -> None:
     settings = _settings(graph_db, graph_settings)
     await ingest_paths(
-        graph_db, settings, [small_locomo], fmt="locomo", project="kneval-dup-conv-26"
+        graph_db, settings, [small_locomo], fmt="locomo", project="kneval-conv-26--eval-dup"
     )
-    admin = AdminRepository(graph_db)
-    before = await admin.dump()
-    with pytest.raises(EvalError, match="kneval-dup-conv-26"):
+    before = await graph_fingerprint(graph_db)
+    with pytest.raises(ProjectInUseError, match="kneval-conv-26--eval-dup"):
         await evaluate_knowledge(
-            SharedGraph(graph_db),
-            settings,
+            await EvalIsolation.sharing(graph_db, settings, run="dup"),
             small_locomo,
             embedder=shared_local_embedder(),
             show_progress=False,
-            run_id="dup",
         )
-    assert await admin.dump() == before
+    assert await graph_fingerprint(graph_db) == before
 
 
 async def test_a_file_that_is_not_json_is_refused(
@@ -264,5 +260,7 @@ async def test_a_file_that_is_not_json_is_refused(
     bad.write_text("[{", encoding="utf-8")
     with pytest.raises(EvalError, match="not a LoCoMo JSON file"):
         await evaluate_knowledge(
-            SharedGraph(graph_db), _settings(graph_db, graph_settings), bad, show_progress=False
+            await EvalIsolation.sharing(graph_db, _settings(graph_db, graph_settings), run="x"),
+            bad,
+            show_progress=False,
         )

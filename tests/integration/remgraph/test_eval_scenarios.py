@@ -24,18 +24,11 @@ from graph.cypher import Q
 from graph.db import GraphDB
 from graph.embedded import EmbeddedServer
 from graph.migrate import migrate
-from graph.purge import graph_fingerprint, project_usage
-from graph.repositories.api_keys import ApiKeyRepository
-from ingest.config import IngestSettings
+from graph.purge import graph_fingerprint
 from ingest.service import IngestService
 from remgraph.eval import eval_app
-from remgraph.eval_scenarios import (
-    IsolationError,
-    ScenarioError,
-    _guard_shared,
-    run_scenarios,
-    write_results,
-)
+from remgraph.eval_isolation import IsolationError
+from remgraph.eval_scenarios import run_scenarios, write_results
 from remgraph.settings import Settings
 from tests.shared_embedder import shared_local_embedder
 
@@ -235,23 +228,6 @@ async def test_two_scenarios_end_to_end(
     if db is not None:
         assert await graph_fingerprint(db) == before
         await db.close()
-
-
-async def test_the_guard_refuses_foreign_projects_and_a_project_with_data(graph_db) -> None:
-    await ApiKeyRepository(graph_db).create("someone", ["other"])
-    await _guard_shared(graph_db, "p--eval-1")  # keys hold no knowledge: fine
-    svc = IngestService(graph_db, IngestSettings(_env_file=None), embedder=shared_local_embedder())
-    await svc.ingest_turns(
-        project="p--eval-1", session_key="s", turns=[TurnInput(role="user", text="hello")]
-    )
-    with pytest.raises(ScenarioError, match="already holds"):
-        await _guard_shared(graph_db, "p--eval-1")
-    await svc.ingest_turns(
-        project="other", session_key="s", turns=[TurnInput(role="user", text="hi")]
-    )
-    with pytest.raises(IsolationError, match="holds other projects: other"):
-        await _guard_shared(graph_db, "p--eval-2")
-    assert set(await project_usage(graph_db)) == {"p--eval-1", "other"}
 
 
 @pytest.mark.slow
