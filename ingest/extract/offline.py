@@ -38,6 +38,7 @@ from ingest.extract.models import (
     TopicCandidate,
     TurnInput,
 )
+from ingest.extract.summary import extractive_summary
 from ingest.extract.text import (
     TECH_CATEGORIES,
     Keyphrase,
@@ -194,6 +195,28 @@ def _classify(text: str) -> CorrectionType:
         if rx.search(text):
             return kind
     return "preference"
+
+
+def _summary(turns: Sequence[TurnInput]) -> str:
+    """The session's extractive summary; a conversation between people opens with who and when."""
+    said = [t for t in turns if t.role in ("user", "assistant") and t.text.strip()]
+    said = [t for t in said if not t.tool_name]
+    body = extractive_summary(
+        [
+            (
+                t.speaker if is_person(t.speaker) else t.role.title(),
+                is_person(t.speaker),
+                clean_text(t.text, 2000),
+            )
+            for t in said
+        ]
+    )
+    people = list(dict.fromkeys(t.speaker for t in said if is_person(t.speaker)))
+    if not body or not people:
+        return body
+    who = people[0] if len(people) == 1 else f"{', '.join(people[:-1])} and {people[-1]}"
+    when = said[0].timestamp
+    return f"{who} talked on {when.day} {when:%B %Y}. {body}"
 
 
 def _first_sentence(text: str, limit: int = 200) -> str:
@@ -1289,7 +1312,7 @@ class OfflineExtractor:
         return SessionEnrichment(
             intent=_first_sentence(users[0].text) if users else None,
             outcome=_first_sentence(agents[-1].text) if agents else None,
-            summary=_first_sentence(users[0].text, 120) if users else None,
+            summary=_summary(turns) or (_first_sentence(users[0].text, 120) if users else None),
             complexity=min(1.0, len(turns) / 200 + tools / 100),
             frustration_signals=frustration,
             tool_stats=stats,
