@@ -471,7 +471,10 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b[Ii](?:'ve| have)? (?:just |recently )?started (?!looking|caring|thinking|feeling|"
-            r"going|getting|trying|working|doing|taking|making|having|being|using|to\b)"
+            r"going|getting|trying|working|doing|taking|making|having|being|using|to\b|"
+            # a gerund that needs its object to say anything ("started playing" what?)
+            r"playing|helping|writing|teaching|learning|reading|watching|building|creating|"
+            r"collecting|planning|saving|selling|buying|cooking|painting\b(?= (?:a|an|the|my)\b))"
             r"(?P<x>[a-z]{3,}ing)\b"
         ),
         "started",
@@ -692,16 +695,29 @@ def is_person(speaker: str) -> bool:
 # --- facts from clauses, most specific first -----------------------------------------------------
 
 
-def _clause_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
-    """The first fact one clause states: a decision, a preference, a todo, a personal fact."""
+def between_people(turns: Sequence[TurnInput]) -> bool:
+    """Whether a session is people talking (LoCoMo): every reply comes from a person, not a model.
+
+    There, advice is no user correcting an agent, "we need to stay positive" no to-do, and "let's
+    work together for the community" no project decision; personal facts still count.
+    """
+    agents = [t for t in turns if t.role == "assistant" and t.text.strip()]
+    return bool(agents) and all(is_person(t.speaker) for t in agents)
+
+
+def _clause_fact(s: str, t: TurnInput, project: str, chat: bool) -> FactCandidate | None:
+    """The first fact one clause states: a decision, a preference, a todo, a personal fact.
+
+    `chat`: the session is people talking (`between_people`).
+    """
     person = is_person(t.speaker)
     speaker = t.speaker if person else t.role
     human = t.role == "user" or person  # LoCoMo's speaker_b is a person, a model is not
     if human:
-        found = _decision(s, t, project) or _preference(s, t, speaker)
+        found = (None if chat else _decision(s, t, project)) or _preference(s, t, speaker)
         if found is not None:
             return found
-    if t.role == "user":
+    if t.role == "user" and not chat:
         found = _todo(s, t, project)
         if found is not None:
             return found
@@ -733,6 +749,11 @@ def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     dec = decision_fact(s, project)
     if dec is None:
         return None
+    subj, pred, obj = dec
+    if is_person(t.speaker) and not (obj[:1].isupper() or technologies(obj)):
+        return (
+            None  # in chat between people "we use work together" is no decision: a named choice is
+        )
     subj, pred, obj = dec
     return FactCandidate(
         subject=subj,
@@ -1117,6 +1138,8 @@ class OfflineExtractor:
 
     # corrections
     def _corrections(self, turns: Sequence[TurnInput]) -> list[CorrectionCandidate]:
+        if between_people(turns):
+            return []
         out: list[CorrectionCandidate] = []
         seen: set[str] = set()
         prev_agent = ""
@@ -1185,11 +1208,12 @@ class OfflineExtractor:
     # facts
     def _facts(self, session: SessionInput) -> list[FactCandidate]:
         out: list[FactCandidate] = []
+        chat = between_people(session.turns)
         for t in session.turns:
             if t.role not in ("user", "assistant") or t.tool_name:
                 continue
             for s in _clauses(t.text):
-                found = _clause_fact(s, t, session.project)
+                found = _clause_fact(s, t, session.project, chat)
                 if found is not None:
                     out.append(found)
         out += _todo_list_facts(session.turns)

@@ -304,3 +304,29 @@ def test_what_replaces_a_lifted_instruction_is_a_rule() -> None:
     got = [(c.rule_text, c.withdraws, c.explicit_rule) for c in r.corrections]
     assert got[1:] == [("Use merge commits.", False, True)]
     assert got[0][1] is True
+
+
+def test_people_talking_give_personal_facts_but_no_corrections_todos_or_decisions() -> None:
+    said = [
+        ("Caroline", "I've just started volunteering at the shelter, it's great."),
+        ("Melanie", "Make sure to take breaks, don't burn out!"),
+        ("Caroline", "We need to stay positive and motivate others."),
+        ("Melanie", "Let's work together for the community, it makes things better."),
+        ("Caroline", "Never give up on what you love. I started playing again."),
+    ]
+    turns = tuple(
+        TurnInput(
+            id=f"t{i}",
+            ordinal=i,
+            role="user" if who == "Caroline" else "assistant",
+            text=text,
+            timestamp=T0 + timedelta(minutes=i),
+            speaker=who,
+        )
+        for i, (who, text) in enumerate(said)
+    )
+    r = OfflineExtractor().extract_sync(SessionInput(id="s", project="chat", turns=turns))
+    assert r.corrections == ()
+    assert [(f.subject, f.kind, f.object) for f in r.facts] == [
+        ("caroline", "event", "volunteering")
+    ]  # "started playing" names no hobby: no fact
