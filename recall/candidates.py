@@ -173,6 +173,8 @@ class KnowledgePool:
     turns: dict[str, list[str]] = field(default_factory=dict)
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
     similarity: dict[str, float] = field(default_factory=dict)
+    derived: set[str] = field(default_factory=set)
+    """Items found through the turns of the best hits."""
 
     @classmethod
     def gather(
@@ -184,9 +186,10 @@ class KnowledgePool:
     ) -> KnowledgePool:
         """Merge the three sources; vector hits bring their own similarity (their score).
 
-        Fulltext hits come best first; vector hits are ranked by score, equal scores by id.
+        Fulltext hits are ranked by BM25 in `candidates`; vector hits by score, equal scores by id.
         """
         pool = cls()
+        pool.derived = {h.id for h in derived}
         for h in (*by_text, *by_vector, *derived):
             pool.hits.setdefault(h.id, h)
             pool.turns.setdefault(h.id, []).extend(h.turn_ids)
@@ -200,9 +203,24 @@ class KnowledgePool:
         return pool
 
     def candidates(self, lexical: Mapping[str, float], now: int) -> list[Candidate]:
-        """One candidate per item with its BM25 (`lexical`) and cosine scores where known."""
+        """One candidate per item with its BM25 (`lexical`) and cosine scores where known.
+
+        Fulltext hits are ranked by that BM25, equal scores by id, as turns are: the engines'
+        own fulltext scores (RediSearch TF-IDF, Lucene BM25) order the same matches differently.
+        """
+        by_text = [kid for kid, r in self.ranks.items() if FULLTEXT in r]
+        for kid in by_text:  # no query word by remgraph's tokenizer (BM25 0): no hit, as for turns
+            if lexical.get(kid, 0.0) <= 0:
+                del self.ranks[kid][FULLTEXT]
+        hits = sorted(
+            (k for k in by_text if FULLTEXT in self.ranks[k]), key=lambda k: (-lexical[k], k)
+        )
+        for i, kid in enumerate(hits, 1):
+            self.ranks[kid][FULLTEXT] = i
         out = []
         for kid, h in self.hits.items():
+            if not self.ranks[kid] and kid not in self.derived:
+                continue
             scores = {}
             if kid in lexical:
                 scores[FULLTEXT] = lexical[kid]

@@ -185,6 +185,30 @@ def settings_for(
     wipe_neo4j(conn)
 
 
+@pytest.fixture(scope="module")
+def both_engines(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[GraphSettings, GraphSettings]]:
+    """Settings of an empty graph on FalkorDB and on Neo4j at once, for tests that compare them.
+
+    Skips, naming why, when the Neo4j leg does not run (`neo4j_leg`). The Neo4j database is wiped
+    before and after the module; the FalkorDB graph key is the module's own.
+    """
+    runs, why = neo4j_leg()
+    if not runs:
+        pytest.skip(f"comparing engines needs Neo4j: {why}")
+    tmp = tmp_path_factory.mktemp("engines")
+    settings = []
+    for engine in ENGINES:
+        gen = settings_for(engine, request, tmp)
+        settings.append((gen, next(gen)))
+    try:
+        yield settings[0][1], settings[1][1]
+    finally:
+        for gen, _ in settings:
+            next(gen, None)  # runs the code after the yield (the Neo4j wipe)
+
+
 @pytest.fixture
 async def any_db(graph_settings: GraphSettings) -> AsyncIterator[GraphDB]:
     """A migrated empty graph on each engine (the contract suites' name for `graph_db`)."""

@@ -156,6 +156,16 @@ async def previous_members(repo: CommunityRepository, project: str) -> dict[str,
     return {c.id: set(c.member_ids) for c in await repo.list_communities(previous.id)}
 
 
+def community_run_id(ctx: JobContext) -> str:
+    """Id of the project's `CommunityRun` in this job run (and prefix of its communities' ids).
+
+    One job run over every project (`*`) partitions each project apart, so the id names the
+    project too: with the job run's id alone, every project's run and its communities would
+    share ids and each project would overwrite the previous one's.
+    """
+    return make_id("community_run", ctx.run_id, ctx.project)
+
+
 async def write_run(
     ctx: JobContext,
     repo: CommunityRepository,
@@ -164,8 +174,9 @@ async def write_run(
     descs: Sequence[Description],
 ) -> list[Community]:
     """Write the new run and its communities, then make it current in one statement."""
+    run_id = community_run_id(ctx)
     run_node = CommunityRun(
-        id=ctx.run_id,
+        id=run_id,
         project=ctx.project,
         started_at=ctx.now,
         status="running",
@@ -180,9 +191,9 @@ async def write_run(
     await repo.save_run(run_node)
     communities = [
         Community(
-            id=make_id("community", ctx.run_id, i),
+            id=make_id("community", run_id, i),
             project=ctx.project,
-            run_id=ctx.run_id,
+            run_id=run_id,
             title=d.title,
             keywords=d.keywords,
             size=len(g),
@@ -194,8 +205,8 @@ async def write_run(
         for i, (g, d) in enumerate(zip(groups, descs, strict=True))
     ]
     await repo.write_communities(communities)
-    if not await repo.promote(ctx.project, ctx.run_id, ctx.now_ms):
-        raise RuntimeError(f"community run {ctx.run_id} could not be promoted")
+    if not await repo.promote(ctx.project, run_id, ctx.now_ms):
+        raise RuntimeError(f"community run {run_id} could not be promoted")
     return communities
 
 
@@ -301,7 +312,7 @@ async def run(ctx: JobContext) -> JobResult:
         "communities": len(groups),
         "orphans": len(orphans),
         "quality": round(part.quality, 4),
-        "run_id": ctx.run_id,
+        "run_id": community_run_id(ctx),
         "purged_runs": purged,
         "llm_summaries": llm_done,
         **delta.as_dict(),

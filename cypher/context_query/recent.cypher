@@ -5,5 +5,5 @@
 MATCH (q:ContextQuery)
 WHERE q.project = $project AND q.at >= $since
 RETURN q.id AS id, q.query AS query, q.at AS at, q.item_ids AS item_ids
-ORDER BY at DESC
+ORDER BY at DESC, id DESC
 LIMIT $limit

@@ -5,5 +5,5 @@
 MATCH (j:JobRun {project: $project})
 WHERE $job IS NULL OR j.job = $job
 RETURN properties(j) AS node
-ORDER BY j.started_at DESC
+ORDER BY j.started_at DESC, j.id DESC
 LIMIT $limit

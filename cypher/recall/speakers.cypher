@@ -5,5 +5,5 @@
 MATCH (t:Turn)
 WHERE (t.project IN $projects OR '*' IN $projects) AND t.speaker <> ''
 RETURN t.speaker AS speaker, count(*) AS turns
-ORDER BY turns DESC
+ORDER BY turns DESC, speaker
 LIMIT 200

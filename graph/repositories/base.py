@@ -17,9 +17,9 @@ Times: `as_of` is event time, `known_at` record time; both default to now. A nod
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -45,6 +45,28 @@ def chunks(items: Sequence[M], size: int) -> Iterator[Sequence[M]]:
     """Consecutive slices of at most `size` items."""
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+def last_per_key(items: Iterable[M], key: Callable[[M], str]) -> list[M]:
+    """One item per key, the last one given, at the position of the key's first occurrence.
+
+    Batch writes (`UNWIND $rows AS row MERGE ...`) must never hold two rows for the same node: the
+    engines apply such rows in different orders (Neo4j: in list order, the first row creating the
+    node; FalkorDB: the last row creates it, then the others match in list order), so
+    `ON CREATE SET`/`SET` would keep a different row on each engine. Deduplicating before the
+    write keeps the last, as writing the items one by one would.
+    """
+    return list({key(m): m for m in items}.values())
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+def model_id(m: object) -> str:
+    """The `id` of a domain model (every stored model has one)."""
+    return cast("_Identified", m).id
 
 
 def _vector(v: VectorLike) -> Any:
@@ -88,11 +110,12 @@ class TemporalRepository(Generic[M]):
     async def upsert_many(self, models: Sequence[M]) -> int:
         """MERGE the models on id, in batches of `batch_size`, and write their embeddings.
 
-        Re-upserting is idempotent: it keeps the first `recorded_at` and never reopens a closed
+        Models sharing an id are written once, the last one given (`last_per_key`). Re-upserting
+        is idempotent: it keeps the first `recorded_at` and never reopens a closed
         node. Returns the number of nodes written.
         """
         written = 0
-        for batch in chunks(models, self.batch_size):
+        for batch in chunks(last_per_key(models, model_id), self.batch_size):
             rows = [self._row(m) for m in batch]
             res = await self.db.write(self.upsert_query, rows=rows)
             written += int(res[0]["count"]) if res else 0

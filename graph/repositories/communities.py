@@ -50,23 +50,27 @@ class CommunityRepository:
         self._db = db
 
     async def project_nodes(self, project: str | None, now_ms: int) -> list[KnowledgeNode]:
-        """Live topics, lessons, corrections and facts of `project` (None: all)."""
+        """Live topics, lessons, corrections and facts of `project` (None: all), by id."""
         rows = await self._db.read(_NODES, project=project, now=now_ms)
-        return [knowledge_node_from_record(r) for r in rows]
+        return sorted(map(knowledge_node_from_record, rows), key=lambda x: (x.id, x.kind))
 
     async def project_provenance(self, project: str | None, now_ms: int) -> list[Provenance]:
         """The turn (and session) behind every `DERIVED_FROM` and `MENTIONS` edge."""
         rows = await self._db.read(_PROVENANCE, project=project, now=now_ms)
-        return [provenance_from_record(r) for r in rows]
+        out = map(provenance_from_record, rows)
+        return sorted(out, key=lambda x: (x.item_id, x.turn_id or "", x.session_id or ""))
 
     async def project_links(self, now_ms: int) -> list[KnowledgeLink]:
         """Explicit links between live knowledge items."""
-        return [knowledge_link_from_record(r) for r in await self._db.read(_LINKS, now=now_ms)]
+        rows = await self._db.read(_LINKS, now=now_ms)
+        out = map(knowledge_link_from_record, rows)
+        return sorted(out, key=lambda x: (x.source_id, x.target_id, x.type))
 
     async def project_embeddings(self, project: str | None, now_ms: int) -> list[ItemEmbedding]:
         """Embeddings of the live knowledge items that have one."""
         rows = await self._db.read(_EMBEDDINGS, project=project, now=now_ms)
-        return [e for e in map(item_embedding_from_record, rows) if e is not None]
+        found = [e for e in map(item_embedding_from_record, rows) if e is not None]
+        return sorted(found, key=lambda x: x.id)
 
     async def save_run(self, run: CommunityRun) -> None:
         """Create or update a `CommunityRun`."""

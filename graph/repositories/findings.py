@@ -9,6 +9,7 @@ from graph.db import GraphDB
 from graph.errors import NotFoundError
 from graph.models import Finding, FindingStatus
 from graph.records import finding_from_record, finding_to_row
+from graph.repositories.base import last_per_key
 
 _UPSERT = Q("finding.upsert_many")
 _LIST = Q("finding.list")
@@ -23,10 +24,14 @@ class FindingRepository:
         self._db = db
 
     async def upsert_many(self, findings: Sequence[Finding]) -> dict[str, str]:
-        """Store findings; an already reviewed finding keeps its status. Returns id → status."""
+        """Store findings; an already reviewed finding keeps its status. Returns id → status.
+
+        Findings sharing an id (the same job, kind and targets) are stored once, the last given.
+        """
         if not findings:
             return {}
-        rows = await self._db.write(_UPSERT, rows=[finding_to_row(f) for f in findings])
+        unique = last_per_key(findings, lambda f: f.id)
+        rows = await self._db.write(_UPSERT, rows=[finding_to_row(f) for f in unique])
         return {r["id"]: r["status"] for r in rows}
 
     async def list_findings(

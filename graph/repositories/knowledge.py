@@ -16,6 +16,7 @@ from core.timeutil import now_ms
 from graph.cypher import QueryRef
 from graph.db import GraphDB
 from graph.records import Row, embedding_rows
+from graph.repositories.base import last_per_key, model_id
 
 M = TypeVar("M")
 
@@ -48,6 +49,7 @@ class KnowledgeRepository(Generic[M]):
         """MERGE items by id (properties replaced), then write their embeddings."""
         if not items:
             return
+        items = last_per_key(items, model_id)  # one row per node: see `last_per_key`
         await self._db.write(self.upsert_query, rows=[self._row(x) for x in items])
         emb = embedding_rows(items)
         if emb:

@@ -37,7 +37,7 @@ class PrimerRepository:
         rows = await self._db.read(
             _SOURCES, project=project, since=since_ms, until=until_ms, now=now_ms
         )
-        return [rollup_source_from_record(r) for r in rows]
+        return sorted(map(rollup_source_from_record, rows), key=lambda x: (x.at, x.kind, x.id))
 
     async def turns(self, session_ids: Sequence[str], now_ms: int) -> list[SessionTurn]:
         """User and assistant turns of these sessions, in order."""

@@ -60,4 +60,4 @@ class ReferenceLayerRepository:
                 _CONTEXT_TURNS, rows=rows[i : i + 500], project=project, now=now_ms
             )
             out += [example_turn_from_record(r) for r in got]
-        return out
+        return sorted(out, key=lambda x: (x.topic_id, x.at_ms, x.id))

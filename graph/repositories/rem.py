@@ -109,14 +109,14 @@ class RemRepository:
         self._db = db
 
     async def lessons(self, project: str | None, now_ms: int) -> list[LessonRecord]:
-        """Live lessons (with embeddings) of `project` (None: all)."""
+        """Live lessons (with embeddings) of `project` (None: all), by id."""
         rows = await self._db.read(_LESSONS, project=project, now=now_ms)
-        return [lesson_record_from_record(r) for r in rows]
+        return sorted(map(lesson_record_from_record, rows), key=lambda x: x.lesson.id)
 
     async def corrections(self, project: str | None, now_ms: int) -> list[CorrectionRecord]:
-        """Live corrections (with embeddings) and their live contradictions."""
+        """Live corrections (with embeddings) and their live contradictions, by id."""
         rows = await self._db.read(_CORRECTIONS, project=project, now=now_ms)
-        return [correction_record_from_record(r) for r in rows]
+        return sorted(map(correction_record_from_record, rows), key=lambda x: x.correction.id)
 
     async def merge_lessons(self, merges: Sequence[LessonMerge], now_ms: int) -> int:
         """Apply lesson merges (snapshots, union, DUPLICATE_OF, close the duplicate)."""
@@ -186,7 +186,7 @@ class RemRepository:
     async def recent_texts(self, project: str | None, since_ms: int) -> list[tuple[str, str]]:
         """(text, source) of queries logged since `since_ms`, plus recent user turns."""
         rows = await self._db.read(_RECENT, project=project, since=since_ms)
-        return [(str(r["text"] or ""), str(r["source"])) for r in rows]
+        return sorted((str(r["text"] or ""), str(r["source"])) for r in rows)
 
     async def archive(self, ids: Sequence[str], now_ms: int) -> list[str]:
         """Close knowledge items (valid_to = now); returns the ids that were open."""
@@ -213,11 +213,12 @@ class RemRepository:
     async def topics(self, project: str | None, now_ms: int) -> list[TopicSummary]:
         """Live topics of `project` (None: all), without embeddings."""
         rows = await self._db.read(_TOPICS, project=project, now=now_ms)
-        return [topic_summary_from_record(r) for r in rows]
+        return sorted(map(topic_summary_from_record, rows), key=lambda x: x.id)
 
     async def topic_links(self, now_ms: int) -> list[TopicLink]:
         """Stored `RELATED_TO` edges between live topics."""
-        return [topic_link_from_record(r) for r in await self._db.read(_TOPIC_LINKS, now=now_ms)]
+        rows = await self._db.read(_TOPIC_LINKS, now=now_ms)
+        return sorted(map(topic_link_from_record, rows), key=lambda x: (x.source_id, x.target_id))
 
     async def set_topic_weights(self, rows: Sequence[tuple[str, float, str]], now_ms: int) -> int:
         """Write `(id, weight, phase)` per topic."""
@@ -243,9 +244,9 @@ class RemRepository:
         return total
 
     async def open_facts(self, project: str | None, now_ms: int) -> list[OpenFact]:
-        """Live facts of `project` (None: all)."""
+        """Live facts of `project` (None: all), by id."""
         rows = await self._db.read(_OPEN_FACTS, project=project, now=now_ms)
-        return [open_fact_from_record(r) for r in rows]
+        return sorted(map(open_fact_from_record, rows), key=lambda x: x.id)
 
     async def session_starts(self, project: str | None, now_ms: int) -> list[int]:
         """Start times (epoch ms) of the live sessions, sorted."""

@@ -14,15 +14,20 @@ from tests.integration.consolidate.seed import (
 )
 
 
-async def _plant_two_clusters(db: GraphDB) -> tuple[set[str], set[str]]:
+def _suffix(project: str) -> str:
+    return "" if project == "p" else f"_{project}"
+
+
+async def _plant_two_clusters(db: GraphDB, project: str = "p") -> tuple[set[str], set[str]]:
     """Cluster A: topics/lessons about databases (direction 0, shared session s-a);
     cluster B: corrections/lessons about testing (direction 1, session s-b)."""
     topics = [
         Topic(
-            id=f"top_a{i}",
+            id=f"top_a{i}{_suffix(project)}",
             title=f"graph database index {i}",
             keywords=("graph", "index"),
-            projects=("p",),
+            project=project,
+            projects=(project,),
             sessions=("s-a",),
             message_ids=(f"t-a{i}",),
             embedding=vec(0, i),
@@ -33,8 +38,8 @@ async def _plant_two_clusters(db: GraphDB) -> tuple[set[str], set[str]]:
     ]
     lessons = [
         Lesson(
-            id=f"les_a{i}",
-            project="p",
+            id=f"les_a{i}{_suffix(project)}",
+            project=project,
             title=f"use the graph index for lookups {i}",
             keywords=("graph", "index"),
             source_turn_ids=(f"t-a{i}",),
@@ -45,8 +50,8 @@ async def _plant_two_clusters(db: GraphDB) -> tuple[set[str], set[str]]:
         for i in range(3)
     ] + [
         Lesson(
-            id=f"les_b{i}",
-            project="p",
+            id=f"les_b{i}{_suffix(project)}",
+            project=project,
             title=f"run pytest with the embedded engine {i}",
             keywords=("pytest", "testing"),
             source_turn_ids=(f"t-b{i}",),
@@ -58,8 +63,8 @@ async def _plant_two_clusters(db: GraphDB) -> tuple[set[str], set[str]]:
     ]
     corrections = [
         Correction(
-            id=f"cor_b{i}",
-            project="p",
+            id=f"cor_b{i}{_suffix(project)}",
+            project=project,
             rule_text=f"never mock the engine in tests {i}",
             sessions=("s-b",),
             source_turn_ids=(f"t-b{i}",),
@@ -85,7 +90,7 @@ async def test_two_planted_clusters_come_out_as_two_current_communities(graph_db
     repo = CommunityRepository(graph_db)
     run = await repo.current_run("p")
     assert run is not None
-    assert run.id == report.run_id
+    assert run.id == report.summary["run_id"]
     groups = {frozenset(c.member_ids) for c in await repo.list_communities(run.id)}
     assert groups == {frozenset(a), frozenset(b)}
     titles = {c.title for c in await repo.list_communities(run.id)}
@@ -100,15 +105,15 @@ async def test_same_seed_gives_the_same_partition_and_rerun_switches_runs(graph_
     repo = CommunityRepository(graph_db)
     first = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
     second = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
-    assert first.run_id != second.run_id
-    one = {frozenset(c.member_ids) for c in await repo.list_communities(first.run_id)}
-    two = {frozenset(c.member_ids) for c in await repo.list_communities(second.run_id)}
+    assert first.summary["run_id"] != second.summary["run_id"]
+    one = {frozenset(c.member_ids) for c in await repo.list_communities(first.summary["run_id"])}
+    two = {frozenset(c.member_ids) for c in await repo.list_communities(second.summary["run_id"])}
     assert one == two
     assert second.summary["kept"] == 2
     assert second.summary["new"] == 0
     current = await repo.current_run("p")
     assert current is not None
-    assert current.id == second.run_id
+    assert current.id == second.summary["run_id"]
     runs = await repo.list_runs("p")
     assert sum(r.current for r in runs) == 1
 
@@ -129,8 +134,8 @@ async def test_old_runs_are_purged_beyond_keep_runs(graph_db, rem_settings):
     runs = await repo.list_runs("p")
     keep = rem_settings.consolidate.keep_runs
     assert len(runs) == keep
-    assert reports[0].run_id not in {r.id for r in runs}
-    assert await repo.list_communities(reports[0].run_id) == []
+    assert reports[0].summary["run_id"] not in {r.id for r in runs}
+    assert await repo.list_communities(reports[0].summary["run_id"]) == []
 
 
 async def test_an_isolated_item_is_reported_as_an_orphan(graph_db, rem_settings):
@@ -168,5 +173,19 @@ async def test_community_summaries_come_from_the_llm_when_configured(graph_db, r
     assert report.summary["llm_summaries"] == 2
     assert len(stub.requests) == 2
     repo = CommunityRepository(graph_db)
-    summaries = {c.summary for c in await repo.list_communities(report.run_id)}
+    summaries = {c.summary for c in await repo.list_communities(report.summary["run_id"])}
     assert summaries == {"These items share one theme."}
+
+
+async def test_one_run_over_every_project_keeps_each_projects_communities(graph_db, rem_settings):
+    planted = {p: await _plant_two_clusters(graph_db, p) for p in ("p", "q")}
+    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW)
+    assert report.status == "succeeded", report.error
+    repo = CommunityRepository(graph_db)
+    for project, (a, b) in planted.items():
+        run = await repo.current_run(project)
+        assert run is not None
+        assert run.project == project
+        communities = await repo.list_communities(run.id)
+        assert {frozenset(c.member_ids) for c in communities} == {frozenset(a), frozenset(b)}
+        assert {c.project for c in communities} == {project}

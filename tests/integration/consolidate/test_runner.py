@@ -109,7 +109,7 @@ async def test_a_failed_run_keeps_previous_results_backs_off_and_flags(
     assert "engine went away" in (bad.error or "")
     current = await CommunityRepository(graph_db).current_run("p")
     assert current is not None
-    assert current.id == good.run_id
+    assert current.id == good.summary["run_id"]
 
     cfg = rem_settings.consolidate
     status = {

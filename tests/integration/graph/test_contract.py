@@ -18,8 +18,10 @@ from graph.cypher import Q, registry
 from graph.db import GraphDB
 from graph.errors import ConflictError, NotFoundError
 from graph.migrate import migrate
-from graph.models import Project, Session, ToolStat, Turn
+from graph.models import Finding, Project, Session, ToolStat, Topic, Turn
 from graph.repositories import ProjectRepository, SessionRepository, TurnRepository
+from graph.repositories.findings import FindingRepository
+from graph.repositories.topics import TopicRepository
 from graph.verify import verify_queries
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
@@ -121,6 +123,36 @@ async def test_upsert_is_idempotent_and_keeps_first_recorded_at(any_db: GraphDB)
     again = later.model_copy(update={"recorded_at": REC + timedelta(days=2)})
     assert await turns.upsert_many([again]) == 0
     assert await turns.get(first.id) == later.model_copy(update={"recorded_at": REC})
+
+
+async def test_a_batch_naming_one_node_twice_keeps_the_last_on_every_engine(
+    any_db: GraphDB,
+) -> None:
+    # `UNWIND $rows MERGE` applies rows for one new node in engine-specific order (Neo4j: the
+    # first row creates, FalkorDB: the last), so repositories send one row per node.
+    first = Finding(id="fnd_1", project="p1", job="j", run_id="r", kind="orphan", title="a")
+    last = first.model_copy(update={"title": "b", "target_ids": ("x", "y")})
+    await FindingRepository(any_db).upsert_many([first, last])
+    [got] = await FindingRepository(any_db).get_many(["fnd_1"])
+    assert (got.title, got.target_ids) == ("b", ("x", "y"))
+    topic = Topic(id="top_1", project="p1", title="old", valid_from=h(0), recorded_at=REC)
+    topics = TopicRepository(any_db)
+    await topics.upsert_many([topic, topic.model_copy(update={"title": "new"})])
+    assert [t.title for t in await topics.get_many(["top_1"]) if t] == ["new"]
+
+
+async def test_a_project_starts_with_its_earliest_session_whatever_the_row_order(
+    any_db: GraphDB,
+) -> None:
+    sessions = [session("s2", valid_from=h(5)), session("s1"), session("s3", valid_from=h(3))]
+    await SessionRepository(any_db).upsert_many(sessions)
+    await ProjectRepository(any_db).link_sessions(sessions)
+    assert (await ProjectRepository(any_db).get("p1")).valid_from == h(0)
+    later = session("s4", valid_from=h(9), recorded_at=REC + timedelta(days=1))
+    await SessionRepository(any_db).upsert_many([later])
+    await ProjectRepository(any_db).link_sessions([later])
+    got = await ProjectRepository(any_db).get("p1")
+    assert (got.valid_from, got.recorded_at) == (h(0), REC)
 
 
 async def test_close_never_deletes(any_db: GraphDB) -> None:

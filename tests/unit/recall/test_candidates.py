@@ -83,6 +83,23 @@ def test_pool_ranks_each_list_and_merges_provenance() -> None:
     assert KnowledgePool.gather([], [], [], {}).candidates({}, NOW) == []
 
 
+def test_fulltext_ranks_follow_bm25_not_the_engines_order() -> None:
+    # RediSearch and Lucene order the same matches differently; remgraph's BM25 decides.
+    by_text = [hit("z", score=9.0), hit("b", score=8.0), hit("a", score=7.0), hit("n", score=6.0)]
+    pool = KnowledgePool.gather(by_text, [hit("n", score=0.5)], [hit("d")], {})
+    cands = {c.id: c for c in pool.candidates({"a": 2.0, "b": 2.0, "z": 1.0}, NOW)}
+    assert pool.ranks == {
+        "a": {"fulltext": 1},  # tied with b on BM25: by id
+        "b": {"fulltext": 2},
+        "z": {"fulltext": 3},
+        "n": {"vector": 1},  # no query word by remgraph's tokenizer: not a fulltext hit
+        "d": {},
+    }
+    assert set(cands) == {"a", "b", "z", "n", "d"}
+    only_text = KnowledgePool.gather([hit("x", score=3.0)], [], [], {})
+    assert only_text.candidates({}, NOW) == []
+
+
 def test_hybrid_search_fuses_by_reciprocal_rank_then_id() -> None:
     ft = [TurnHit("a", 9.0), TurnHit("b", 5.0)]
     vec = [TurnHit("b", 0.9), TurnHit("c", 0.8)]
