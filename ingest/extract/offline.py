@@ -38,6 +38,7 @@ from ingest.extract.models import (
     TopicCandidate,
     TurnInput,
 )
+from ingest.extract.outcome import assess
 from ingest.extract.summary import extractive_summary
 from ingest.extract.text import (
     TECH_CATEGORIES,
@@ -1124,15 +1125,16 @@ class OfflineExtractor:
     def extract_sync(self, session: SessionInput) -> ExtractionResult:
         turns = session.turns
         entities = self._entities(session)
+        corrections = tuple(self._corrections(turns))
         return ExtractionResult(
             session_id=session.id,
             project=session.project,
-            corrections=tuple(self._corrections(turns)),
+            corrections=corrections,
             facts=tuple(self._facts(session)),
             lessons=tuple(self._lessons(turns) + self._insights(turns)),
             topics=tuple(self._topics(turns, entities)),
             entities=entities,
-            enrichment=self._enrichment(turns),
+            enrichment=self._enrichment(turns, len(corrections)),
             extractor=self.name,
         )
 
@@ -1327,15 +1329,20 @@ class OfflineExtractor:
         )
 
     # enrichment
-    def _enrichment(self, turns: Sequence[TurnInput]) -> SessionEnrichment:
+    def _enrichment(self, turns: Sequence[TurnInput], corrections: int) -> SessionEnrichment:
         users = [t for t in turns if t.role == "user" and t.text.strip() and not t.tool_name]
-        agents = [t for t in turns if t.role == "assistant" and t.text.strip()]
         stats = _tool_stats(turns)
         frustration = sum(len(_FRUSTRATION.findall(t.text[:2000])) for t in users)
         tools = sum(s["calls"] for s in stats.values())
+        judged = (
+            None
+            if between_people(turns) or not users
+            else assess(turns, corrections=corrections, frustration=frustration)
+        )
         return SessionEnrichment(
             intent=_first_sentence(users[0].text) if users else None,
-            outcome=_first_sentence(agents[-1].text) if agents else None,
+            outcome=judged.outcome if judged else None,
+            quality=judged.quality if judged else None,
             summary=_summary(turns) or (_first_sentence(users[0].text, 120) if users else None),
             complexity=min(1.0, len(turns) / 200 + tools / 100),
             frustration_signals=frustration,
