@@ -680,7 +680,13 @@ async def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="alternating single-client rounds")
     ap.add_argument("--single-requests", type=int, default=100, help="per single-client round")
     ap.add_argument("--out", default="context_neo4j", help="result name (neo4j/both)")
+    ap.add_argument("--build-only", action="store_true", help="build (or keep) the graphs, exit")
     args = ap.parse_args()
+    if args.build_only:
+        for engine in ENGINES if args.engine == "both" else (args.engine,):
+            async with bench_graph(args, engine) as g:
+                print(engine, "graph ready; built in", round(g.build_s, 1), "s", file=sys.stderr)
+        return
     if args.engine == "embedded":
         await main_embedded(args)
     else:
