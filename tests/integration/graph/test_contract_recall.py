@@ -70,7 +70,7 @@ def turn(sid: str, ordinal: int, text: str, project: str = "p1", **kw: Any) -> T
 SCORE_TOL = 1e-4
 """How close an index's similarity score is to the exact cosine, on both engines: FalkorDB keeps
 float32 vectors, and Neo4j's vector indexes are unquantized (migration 0017; quantized ones score
-0.8016 for 0.8, see `bench/results/vector_index.md`)."""
+0.8016 for 0.8; see `bench/results/neo4j.md`)."""
 
 
 async def test_vector_indexes_are_not_quantized(any_db: GraphDB) -> None:
