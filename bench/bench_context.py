@@ -1,15 +1,17 @@
-"""`context` latency over GraphQL: 8 concurrent clients on loopback, embedded engine.
+"""`context` latency over GraphQL on the embedded engine, on Neo4j, or on both in one run.
 
-    python bench/bench_context.py [--turns 100000] [--knowledge 10000] [--requests 400]
-        [--clients 8] [--data-dir /tmp/ctxbench] [--keep]
+    python bench/bench_context.py [--engine embedded|neo4j|both] [--turns 100000]
+        [--knowledge 10000] [--requests 400] [--clients 8] [--vectors random|clustered]
+        [--neo4j-quantization migrated|on|off|both] [--data-dir /tmp/ctxbench]
 
 Builds a graph of synthetic sessions (`tests/support/generate.py` texts) written through the
-repositories, with random unit vectors as turn embeddings (latency does not depend on what the
-vectors mean, and embedding 100K texts would dominate the set-up), plus lessons, corrections and
-facts derived from random turns. Serves the real app with uvicorn on 127.0.0.1 in its own process
-(as `remgraph serve` does; the clients run in this one, so they do not share the server's
-interpreter) and sends `context` queries (words drawn from stored turns) from concurrent clients
-that send their next request as soon as an answer arrives (closed loop, no think time):
+repositories, with synthetic turn embeddings (`bench/vectors.py`: uniform random unit vectors, or
+clustered ones shaped like real all-MiniLM-L6-v2 embeddings; embedding 100K texts would dominate
+the set-up), plus lessons, corrections and facts derived from random turns. Serves the real app
+with uvicorn on 127.0.0.1 in its own process (as `remgraph serve` does; the clients run in this
+one, so they do not share the server's interpreter) and sends `context` queries (words drawn from
+stored turns) from concurrent clients that send their next request as soon as an answer arrives
+(closed loop, no think time):
 
 - `with_query_embedding`: each request embeds its query with the local model (no cache);
 - `without_query_embedding`: the server's query-embedding cache holds the vectors (as for a repeated
@@ -18,7 +20,14 @@ that send their next request as soon as an answer arrives (closed loop, no think
   queueing).
 
 Each run also reports the CPU time the API process and the engine spent per request.
-Writes `bench/results/context.json`.
+
+`--engine embedded` (default) writes `bench/results/context.json`. `--engine neo4j` builds the
+same graph in the Neo4j database named by `REMGRAPH_NEO4J__URI/USER/PASSWORD` (Community has one
+database: the bench wipes it when it holds anything but this bench graph); `--engine both` builds
+it on both engines (same texts, same vectors) and measures them in turn in one invocation, writing
+`bench/results/context_neo4j.json` with the Neo4j/embedded latency ratios. `--neo4j-quantization`
+recreates Neo4j's vector indexes with scalar quantization on or off before measuring (`both`
+measures each; `migrated`, the default, leaves them as the migrations made them).
 """
 
 from __future__ import annotations
@@ -52,14 +61,18 @@ from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
 from bench.common import (  # noqa: E402
     percentiles,
+    pid_listening_on,
     process_cpu_s,
     process_rss_mib,
     self_cpu_s,
     write_result,
 )
+from bench.vectors import VECTOR_KINDS, describe, make_vectors  # noqa: E402
 from graph.config import EmbeddedSettings, Engine  # noqa: E402
+from graph.connect import make_db  # noqa: E402
+from graph.cypher import Dialect, Q, registry  # noqa: E402
+from graph.db import GraphDB  # noqa: E402
 from graph.embedded import EmbeddedServer  # noqa: E402
-from graph.engines.falkordb import FalkorDBGraph  # noqa: E402
 from graph.migrate import migrate  # noqa: E402
 from graph.models import Correction, Fact, Lesson, Session, Turn  # noqa: E402
 from graph.repositories.api_keys import ApiKeyRepository  # noqa: E402
@@ -74,21 +87,54 @@ from tests.support.generate import sentence, session_turns  # noqa: E402
 QUERY = """query($q: String!, $p: String!) { context(query: $q, project: $p, tokenBudget: 2000,
   limit: 20) { __typename ... on ContextPayload { totalTokens items { id kind score } } } }"""
 PROJECTS = ("alpha", "beta", "gamma", "delta")
+ENGINES = ("embedded", "neo4j")
+_STATS = Q("admin.stats")
+_WIPE = Q("admin.wipe")
+_VECTOR_INDEXES = Q("admin.vector_index_options")
+_MEMORY = Q("admin.memory_settings")
+_KNOWLEDGE_LABELS = ("Lesson", "Correction", "Fact")
 
 
-async def build(db: FalkorDBGraph, n_turns: int, n_knowledge: int, seed: int) -> list[str]:
-    """Write the synthetic graph; returns sample turn texts to draw queries from."""
+def session_sizes(n_turns: int, seed: int) -> list[int]:
+    """Turns per bench session, in writing order (its own seeded stream: the layout of the graph
+    can be recomputed without generating its texts)."""
     rng = random.Random(seed)
-    nrng = np.random.default_rng(seed)
+    sizes: list[int] = []
+    while (written := sum(sizes)) < n_turns:
+        sizes.append(min(n_turns - written, max(20, int(rng.lognormvariate(4.3, 0.7)))))
+    return sizes
+
+
+def turn_layout(n_turns: int, seed: int) -> list[tuple[str, str]]:
+    """(turn id, project) of every bench turn in writing order: row i of `turn_vectors`."""
+    return [
+        (f"trn_bench_{s}_{i}", PROJECTS[s % len(PROJECTS)])
+        for s, n in enumerate(session_sizes(n_turns, seed))
+        for i in range(n)
+    ]
+
+
+def turn_vectors(args: argparse.Namespace) -> np.ndarray:
+    """The turn embeddings of the bench graph, row i for the i-th turn written (seeded)."""
+    vectors, _ = make_vectors(args.vectors, args.turns, 0, args.seed)
+    return vectors
+
+
+async def build(
+    db: GraphDB, n_turns: int, n_knowledge: int, seed: int, vectors: np.ndarray
+) -> list[str]:
+    """Write the synthetic graph; returns sample turn texts to draw queries from.
+
+    Turn i (in writing order) gets `vectors[i]` as its embedding.
+    """
+    rng = random.Random(seed)
     sessions, turns_repo = SessionRepository(db), TurnRepository(db)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     written = 0
     samples: list[str] = []
     turn_ids: list[tuple[str, str]] = []
-    s_i = 0
-    while written < n_turns:
+    for s_i, n in enumerate(session_sizes(n_turns, seed)):
         project = PROJECTS[s_i % len(PROJECTS)]
-        n = min(n_turns - written, max(20, int(rng.lognormvariate(4.3, 0.7))))
         start = t0 + timedelta(hours=6 * s_i)
         sid = f"ses_bench_{s_i}"
         s = Session(
@@ -118,16 +164,14 @@ async def build(db: FalkorDBGraph, n_turns: int, n_knowledge: int, seed: int) ->
             for i, m in enumerate(msgs)
         ]
         await turns_repo.upsert_many(turns)
-        vecs = nrng.standard_normal((len(turns), 384)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vectors[written : written + len(turns)]
         await turns_repo.set_embeddings(zip([t.id for t in turns], vecs, strict=True))
         await sessions.link_turns(turns)
         turn_ids.extend((t.id, t.project) for t in turns)
         if rng.random() < 0.3:
             samples.append(turns[rng.randrange(len(turns))].text)
         written += n
-        s_i += 1
-        if s_i % 50 == 0:
+        if (s_i + 1) % 50 == 0:
             print(f"  {written} turns", file=sys.stderr)
     lessons, corrections, facts = LessonRepository(db), CorrectionRepository(db), FactRepository(db)
     for start in range(0, n_knowledge, 500):
@@ -221,25 +265,22 @@ async def run_load(
 
 
 def _serve(
-    socket_path: str,
-    graph: str,
+    engine: dict[str, Any],
     port: int,
     warm: list[str],
     cache: bool,
     ready: Any,
     ranking: dict[str, Any],
 ) -> None:
-    """Child process: the API on `port` over the running embedded engine until terminated."""
+    """Child process: the API on `port` over the bench graph until terminated.
+
+    `engine` holds the `ApiSettings` fields that point at the graph (engine, graph name, socket or
+    Neo4j address).
+    """
 
     async def run() -> None:
-        db = FalkorDBGraph(graph_name=graph, unix_socket=socket_path)
-        settings = ApiSettings(
-            env="test",
-            engine=Engine.FALKORDB,
-            graph_name=graph,
-            falkordb={"unix_socket": socket_path},
-            ranking=ranking,
-        )
+        settings = ApiSettings(env="test", ranking=ranking, **engine)
+        db = make_db(settings)
         local = LocalEmbedder(batch_size=64)
         embedder: Any = CachedEmbedder(local, 100_000) if cache else local
         await embedder.embed(warm or ["warm the model up"])
@@ -257,23 +298,48 @@ def _serve(
     asyncio.run(run())
 
 
+@dataclass(frozen=True)
+class BenchGraph:
+    """The running engine holding the bench graph, the queries to send, and a key for them."""
+
+    engine: str
+    """`embedded` or `neo4j`."""
+    settings: dict[str, Any]
+    """`ApiSettings` fields that point an API process at the graph."""
+    server: EmbeddedServer | None
+    """The embedded engine (None on Neo4j)."""
+    name: str
+    build_s: float
+    queries: list[tuple[str, str]]
+    warm_up: list[tuple[str, str]]
+    key: str
+    db: GraphDB
+    """An open connection to the graph, for the bench's own reads and index changes."""
+
+    @property
+    def engine_pid(self) -> int | None:
+        """The engine's process (its CPU time is measured), when this machine runs it."""
+        if self.server is not None:
+            return self.server.status().pid
+        return pid_listening_on(self.db.address)
+
+
 async def serve_and_measure(
-    server: EmbeddedServer,
-    graph: str,
-    key: str,
+    g: BenchGraph,
     queries: list[tuple[str, str]],
     clients: int,
     port: int,
     *,
     cache: bool,
-    warm_up: list[tuple[str, str]],
     ranking: dict[str, Any] | None = None,
+    samples: list[float] | None = None,
 ) -> dict[str, Any]:
     """Start the API in a child process, load it from `clients` clients, stop it.
 
-    `ranking` overrides ranking settings (`RankingSection` fields) in the API process.
+    `ranking` overrides ranking settings (`RankingSection` fields) in the API process; `samples`,
+    when given, receives every latency measured (to pool several runs).
 
-    `warm_up` queries (other than the measured ones) run first, as a service that has been up a
+    `g.warm_up` queries (other than the measured ones) run first, as a service that has been up a
     while has served others: its word-frequency and statistics caches are warm, but the measured
     queries' own words may still be new to it.
     """
@@ -282,7 +348,7 @@ async def serve_and_measure(
     warm = [q for q, _ in queries] if cache else []
     proc = ctx.Process(
         target=_serve,
-        args=(str(server.socket_path), graph, port, warm, cache, ready, ranking or {}),
+        args=(g.settings, port, warm, cache, ready, ranking or {}),
         daemon=True,
     )
     proc.start()
@@ -290,16 +356,20 @@ async def serve_and_measure(
         if not await asyncio.to_thread(ready.wait, 900):
             raise RuntimeError("the API process did not start")
         url = f"http://127.0.0.1:{port}"
-        await run_load(url, key, warm_up, clients)
-        engine_pid = server.status().pid
+        await run_load(url, g.key, g.warm_up, clients)
+        engine_pid = g.engine_pid
+        load0 = os.getloadavg()[0]
         api0, eng0 = process_cpu_s(proc.pid), process_cpu_s(engine_pid)
         clients0 = self_cpu_s()  # this process runs nothing but the clients meanwhile
         t = time.perf_counter()
-        lat, errors = await run_load(url, key, queries, clients)
+        lat, errors = await run_load(url, g.key, queries, clients)
         wall = time.perf_counter() - t
         clients_cpu = self_cpu_s() - clients0
         api_cpu = process_cpu_s(proc.pid) - api0
         eng_cpu = process_cpu_s(engine_pid) - eng0
+        load1 = os.getloadavg()[0]
+        if samples is not None:
+            samples.extend(lat)
     finally:
         proc.terminate()
         await asyncio.to_thread(proc.join, 30)
@@ -309,9 +379,10 @@ async def serve_and_measure(
         "throughput_rps": round(len(lat) / wall, 1),
         "cpu_ms_per_request": {
             "api": round(api_cpu * 1000 / max(1, len(lat)), 1),
-            "engine": round(eng_cpu * 1000 / max(1, len(lat)), 1),
+            "engine": round(eng_cpu * 1000 / max(1, len(lat)), 1) if engine_pid else None,
             "clients": round(clients_cpu * 1000 / max(1, len(lat)), 1),
         },
+        "load_average_1m": [round(load0, 2), round(load1, 2)],
     }
 
 
@@ -325,104 +396,301 @@ def bench_arguments(doc: str, port: int) -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--port", type=int, default=port)
     ap.add_argument("--data-dir", type=Path, default=None)
+    ap.add_argument(
+        "--vectors",
+        choices=VECTOR_KINDS,
+        default="random",
+        help="turn embeddings: uniform random, or clustered like real ones (bench/vectors.py)",
+    )
     return ap
 
 
-@dataclass(frozen=True)
-class BenchGraph:
-    """The running engine holding the bench graph, the queries to send, and a key for them."""
+def neo4j_settings() -> dict[str, Any]:
+    """`ApiSettings` fields for the Neo4j named by `REMGRAPH_NEO4J__*` (or `NEO4J_*`)."""
+    uri = os.environ.get("REMGRAPH_NEO4J__URI") or os.environ.get("NEO4J_URI")
+    if not uri:
+        raise SystemExit(
+            "--engine neo4j: set REMGRAPH_NEO4J__URI, REMGRAPH_NEO4J__USER and "
+            'REMGRAPH_NEO4J__PASSWORD (e.g. eval "$(../shared/neo4j/neo4j-test-server env)")'
+        )
+    user = os.environ.get("REMGRAPH_NEO4J__USER") or os.environ.get("NEO4J_USER", "neo4j")
+    pw = os.environ.get("REMGRAPH_NEO4J__PASSWORD") or os.environ.get("NEO4J_PASSWORD", "")
+    return {"engine": Engine.NEO4J, "neo4j": {"uri": uri, "user": user, "password": pw}}
 
-    server: EmbeddedServer
-    name: str
-    build_s: float
-    queries: list[tuple[str, str]]
-    warm_up: list[tuple[str, str]]
-    key: str
+
+async def _holds_bench_graph(db: GraphDB, turns: int, knowledge: int) -> bool:
+    """Whether the graph holds exactly this bench graph (and nothing written by others)."""
+    counts = {r["label"]: r["count"] for r in await db.read(_STATS)}
+    if counts.get("Turn", 0) != turns:
+        return False
+    if sum(counts.get(label, 0) for label in _KNOWLEDGE_LABELS) != knowledge:
+        return False
+    return (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0] is not None
 
 
 @contextlib.asynccontextmanager
-async def bench_graph(args: argparse.Namespace) -> AsyncIterator[BenchGraph]:
-    """Start the engine and build the graph unless `--data-dir` kept it from an earlier run (one
-    graph per size); stop the engine on the way out."""
-    data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
-    server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2, startup_timeout_s=600))
-    server.start()
+async def bench_graph(
+    args: argparse.Namespace, engine: str = "embedded"
+) -> AsyncIterator[BenchGraph]:
+    """Start (embedded) or reach (Neo4j) the engine and build the graph unless it holds it from an
+    earlier run (embedded: `--data-dir`, one graph per size; Neo4j: the database holds this bench
+    graph and nothing else, else it is wiped first); stop an engine it started on the way out."""
+    server: EmbeddedServer | None = None
     name = f"ctx_{args.turns}_{args.knowledge}"
-    db = FalkorDBGraph(graph_name=name, unix_socket=str(server.socket_path))
+    if engine == "embedded":
+        data = args.data_dir or Path(tempfile.mkdtemp(prefix="ctxbench"))
+        server = EmbeddedServer(EmbeddedSettings(data_dir=data, threads=2, startup_timeout_s=600))
+        server.start()
+        settings: dict[str, Any] = {
+            "engine": Engine.FALKORDB,
+            "graph_name": name,
+            "falkordb": {"unix_socket": str(server.socket_path)},
+        }
+    elif engine == "neo4j":
+        settings = neo4j_settings()
+    else:
+        raise ValueError(f"bench_graph: engine must be one of {ENGINES}, got {engine!r}")
+    db = make_db(ApiSettings(env="test", **settings))
     try:
         await migrate(db)
         t = time.perf_counter()
-        samples = (
-            await build(db, args.turns, args.knowledge, args.seed)
-            if not (await TurnRepository(db).get_many(["trn_bench_0_0"]))[0]
-            else None
-        )
+        samples = None
+        if not await _holds_bench_graph(db, args.turns, args.knowledge):
+            if engine == "neo4j":
+                await db.autocommit(_WIPE)
+            samples = await build(db, args.turns, args.knowledge, args.seed, turn_vectors(args))
         build_s = time.perf_counter() - t
         if samples is None:  # graph kept from an earlier run: draw samples from its turns
             got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
             samples = [x.text for x in got if x is not None]
         _, key = await ApiKeyRepository(db).create("bench", list(PROJECTS))
         yield BenchGraph(
+            engine,
+            settings,
             server,
             name,
             build_s,
             make_queries(samples, args.requests, args.seed),
             make_queries(samples, 200, args.seed + 1),
             key,
+            db,
         )
     finally:
         await db.close()
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
-async def main() -> None:
-    args = bench_arguments(__doc__, 18765).parse_args()
+# --- Neo4j vector index quantization -----------------------------------------------------------
+
+
+def _vector_index_statements(quantized: bool) -> list[str]:
+    """DDL that recreates Neo4j's vector indexes with quantization on or off, from the migrations.
+
+    Off is migration 0017 as it stands (drop, then create with quantization disabled). On drops the
+    same indexes and creates them as migration 0004 does: Neo4j 5.26's default is quantized.
+    """
+    files = {q.name.removeprefix("schema."): q for q in registry().migrations(Dialect.NEO4J)}
+    unquantized = files["0017_vector_unquantized"].statements()
+    if not quantized:
+        return list(unquantized)
+    drops = [
+        s
+        for s in unquantized
+        if any(line.strip().upper().startswith("DROP ") for line in s.splitlines())
+    ]
+    return drops + list(files["0004_vector"].statements())
+
+
+async def vector_indexes(db: GraphDB) -> dict[str, Any]:
+    """Each vector index's name -> whether it is quantized and its options, as the engine says."""
+    return {
+        r["name"]: {"quantized": r["quantized"], "options": r["options"]}
+        for r in await db.read(_VECTOR_INDEXES)
+    }
+
+
+async def set_neo4j_quantization(db: GraphDB, quantized: bool) -> float:
+    """Recreate Neo4j's vector indexes with quantization as asked (unless they already are) and
+    wait until they are online again; returns the seconds it took."""
+    now = await vector_indexes(db)
+    if now and all(v["quantized"] is quantized for v in now.values()):
+        return 0.0
+    t = time.perf_counter()
+    for stmt in _vector_index_statements(quantized):
+        await db.run_schema(stmt)
+    await db.wait_for_indexes(3600)
+    return round(time.perf_counter() - t, 1)
+
+
+async def engine_facts(g: BenchGraph) -> dict[str, Any]:
+    """What the numbers were measured on, engine side: memory settings, vector indexes, RSS."""
+    pid = g.engine_pid
+    return {
+        "engine": g.engine,
+        "address": g.db.address if g.engine == "neo4j" else "unix socket",
+        "memory": {r["name"]: r["value"] for r in await g.db.read(_MEMORY)},
+        "vector_indexes": await vector_indexes(g.db),
+        "engine_rss_mib": process_rss_mib(pid) if pid else None,
+    }
+
+
+def _ratio(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+    """Latency percentiles of `a` divided by those of `b`."""
+    la, lb = a["latency_ms"], b["latency_ms"]
+    return {p: round(la[p] / lb[p], 2) for p in ("p50", "p95", "p99") if lb.get(p)}
+
+
+def _graph_facts(args: argparse.Namespace, build_s: dict[str, float]) -> dict[str, Any]:
+    return {
+        "turns": args.turns,
+        "knowledge_items": args.knowledge,
+        "projects": len(PROJECTS),
+        "embeddings": describe(args.vectors),
+        "build_s": build_s,
+    }
+
+
+_COMMON = {
+    "query": "context(limit 20, tokenBudget 2000) over HTTP on 127.0.0.1",
+    "load": "closed loop: each client sends its next request when an answer arrives",
+    "warm_up": "200 other queries before each measured run",
+    "vocabulary": "generator words: function words, common words and a Zipfian tail",
+}
+
+
+async def main_embedded(args: argparse.Namespace) -> None:
+    """The embedded engine alone: `bench/results/context.json`."""
     async with bench_graph(args) as g:
-        single = await serve_and_measure(
-            g.server, g.name, g.key, g.queries[:100], 1, args.port, cache=True, warm_up=g.warm_up
-        )
-        without = await serve_and_measure(
-            g.server,
-            g.name,
-            g.key,
-            g.queries,
-            args.clients,
-            args.port,
-            cache=True,
-            warm_up=g.warm_up,
-        )
-        with_emb = await serve_and_measure(
-            g.server,
-            g.name,
-            g.key,
-            g.queries,
-            args.clients,
-            args.port,
-            cache=False,
-            warm_up=g.warm_up,
-        )
+        single = await serve_and_measure(g, g.queries[:100], 1, args.port, cache=True)
+        without = await serve_and_measure(g, g.queries, args.clients, args.port, cache=True)
+        with_emb = await serve_and_measure(g, g.queries, args.clients, args.port, cache=False)
         out = {
-            "graph": {
-                "turns": args.turns,
-                "knowledge_items": args.knowledge,
-                "projects": len(PROJECTS),
-                "embeddings": "random unit vectors (384-d)",
-                "build_s": round(g.build_s, 1),
-            },
+            "graph": _graph_facts(args, {"embedded": round(g.build_s, 1)}),
             "clients": args.clients,
             "requests": args.requests,
-            "query": "context(limit 20, tokenBudget 2000) over HTTP on 127.0.0.1",
-            "load": "closed loop: each client sends its next request when an answer arrives",
-            "warm_up": "200 other queries before each measured run",
-            "vocabulary": "generator words: function words, common words and a Zipfian tail",
+            **_COMMON,
             "single_client_without_query_embedding": single,
             "without_query_embedding": without,
             "with_query_embedding": with_emb,
             "target_p95_ms": 50,
-            "engine_rss_mib": process_rss_mib(pid) if (pid := g.server.status().pid) else None,
+            "engine_rss_mib": process_rss_mib(pid) if (pid := g.engine_pid) else None,
         }
         path = write_result("context", out)
         print(path, out["without_query_embedding"], out["with_query_embedding"])
+
+
+def _pooled(runs: list[dict[str, Any]], samples: list[float]) -> dict[str, Any]:
+    """Runs of one configuration as one: percentiles over every sample, means of the rest."""
+    return {
+        "latency_ms": percentiles(samples),
+        "errors": sum(r["errors"] for r in runs),
+        "throughput_rps": round(float(np.mean([r["throughput_rps"] for r in runs])), 1),
+        "cpu_ms_per_request": {
+            k: round(float(np.mean([r["cpu_ms_per_request"][k] for r in runs])), 1)
+            if all(r["cpu_ms_per_request"][k] is not None for r in runs)
+            else None
+            for k in runs[0]["cpu_ms_per_request"]
+        },
+        "load_average_1m": [x for r in runs for x in r["load_average_1m"]],
+        "runs": len(runs),
+    }
+
+
+async def main_neo4j(args: argparse.Namespace) -> None:
+    """Neo4j, alone or next to the embedded engine: `bench/results/context_neo4j.json`.
+
+    Single-client runs alternate between the engines (`--rounds` times; each configuration's
+    samples pooled), so a neighbour's load on a shared machine falls on both alike; then one run
+    with `--clients` clients each.
+    """
+    engines = list(ENGINES) if args.engine == "both" else ["neo4j"]
+    quant = {"on": [True], "off": [False], "both": [True, False], "migrated": [None]}[
+        args.neo4j_quantization
+    ]
+    async with contextlib.AsyncExitStack() as stack:
+        graphs = {e: await stack.enter_async_context(bench_graph(args, e)) for e in engines}
+        neo = graphs["neo4j"]
+        queries = neo.queries[: args.single_requests]
+        variants: dict[str, dict[str, Any]] = {}
+        reindex_s: dict[str, float] = {}
+        for q in quant:
+            label = "neo4j" if q is None else f"neo4j_quantization_{'on' if q else 'off'}"
+            if q is not None:
+                reindex_s[label] = await set_neo4j_quantization(neo.db, q)
+            todo = {label: neo}
+            if "embedded" in graphs and "embedded" not in variants:
+                todo["embedded"] = graphs["embedded"]
+            runs: dict[str, list[dict[str, Any]]] = {k: [] for k in todo}
+            samples: dict[str, list[float]] = {k: [] for k in todo}
+            for _ in range(args.rounds):
+                for key, g in todo.items():
+                    r = await serve_and_measure(
+                        g, queries, 1, args.port, cache=True, samples=samples[key]
+                    )
+                    runs[key].append(r)
+                    print(key, r["latency_ms"], file=sys.stderr)
+            for key, g in todo.items():
+                variants[key] = {
+                    "engine": await engine_facts(g),
+                    "single_client_without_query_embedding": _pooled(runs[key], samples[key]),
+                    "clients_without_query_embedding": await serve_and_measure(
+                        g, g.queries, args.clients, args.port, cache=True
+                    ),
+                }
+        ratios: dict[str, Any] = {}
+        if "embedded" in variants:
+            base = variants["embedded"]
+            for label, v in variants.items():
+                if label != "embedded":
+                    ratios[label] = {
+                        "single_client": _ratio(
+                            v["single_client_without_query_embedding"],
+                            base["single_client_without_query_embedding"],
+                        ),
+                        f"{args.clients}_clients": _ratio(
+                            v["clients_without_query_embedding"],
+                            base["clients_without_query_embedding"],
+                        ),
+                    }
+        out = {
+            "graph": _graph_facts(args, {e: round(g.build_s, 1) for e, g in graphs.items()}),
+            "clients": args.clients,
+            "requests": {
+                "single_client": args.single_requests * args.rounds,
+                "clients": args.requests,
+            },
+            **_COMMON,
+            "single_client_rounds": args.rounds,
+            "neo4j_reindex_s": reindex_s,
+            "variants": variants,
+            "ratio_to_embedded": ratios,
+            "target": "Neo4j single-client p95 within 2x the embedded engine's (issue 17.7)",
+        }
+        path = write_result(args.out, out)
+        print(path, ratios)
+
+
+async def main() -> None:
+    ap = bench_arguments(__doc__, 18765)
+    ap.add_argument("--engine", choices=(*ENGINES, "both"), default="embedded")
+    ap.add_argument(
+        "--neo4j-quantization", choices=("migrated", "on", "off", "both"), default="migrated"
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="alternating single-client rounds")
+    ap.add_argument("--single-requests", type=int, default=100, help="per single-client round")
+    ap.add_argument("--out", default="context_neo4j", help="result name (neo4j/both)")
+    ap.add_argument("--build-only", action="store_true", help="build (or keep) the graphs, exit")
+    args = ap.parse_args()
+    if args.build_only:
+        for engine in ENGINES if args.engine == "both" else (args.engine,):
+            async with bench_graph(args, engine) as g:
+                print(engine, "graph ready; built in", round(g.build_s, 1), "s", file=sys.stderr)
+        return
+    if args.engine == "embedded":
+        await main_embedded(args)
+    else:
+        await main_neo4j(args)
 
 
 if __name__ == "__main__":

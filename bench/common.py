@@ -17,6 +17,7 @@ __all__ = [
     "machine",
     "peak_rss_mib",
     "percentiles",
+    "pid_listening_on",
     "process_cpu_s",
     "process_rss_mib",
     "self_cpu_s",
@@ -83,3 +84,35 @@ def write_result(name: str, data: dict[str, Any]) -> Path:
     out = RESULTS / f"{name}.json"
     out.write_text(json.dumps({"benchmark": name, "machine": machine(), **data}, indent=2) + "\n")
     return out
+
+
+def pid_listening_on(address: str) -> int | None:
+    """The process of this machine listening on the TCP port of `address` (`scheme://host:port`),
+    or None when there is none this user can see (another user's, or a remote server)."""
+    try:
+        port = int(address.rsplit(":", 1)[1].strip("/"))
+    except (IndexError, ValueError):
+        return None
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f[9])
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            for fd in (proc / "fd").iterdir():
+                link = str(fd.readlink())
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    return int(proc.name)
+        except OSError:
+            continue
+    return None

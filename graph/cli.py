@@ -30,6 +30,8 @@ console = Console()
 _STATS = Q("admin.stats")
 _WIPE = Q("admin.wipe")
 _APPLIED = Q("migration.applied")
+_VECTOR_INDEXES = Q("admin.vector_index_options")
+_MEMORY = Q("admin.memory_settings")
 
 
 def settings() -> GraphSettings:
@@ -91,6 +93,13 @@ async def _status(s: GraphSettings) -> int:
             table.add_row("migrations", ", ".join(r["id"] for r in applied) or "none (run migrate)")
             for row in await db.read(_STATS):
                 table.add_row(f"  {row['label']}", f"{row['count']:,}")
+            vectors = sorted(
+                f"{r['name']} ({'quantized' if r['quantized'] else 'exact'})"
+                for r in await db.read(_VECTOR_INDEXES)
+            )
+            table.add_row("vector indexes", ", ".join(vectors) or "none")
+            for row in await db.read(_MEMORY):
+                table.add_row(row["name"], str(row["value"]))
             backlog = await BacklogRepository(db).status()
             table.add_row(
                 "embedding backlog",
