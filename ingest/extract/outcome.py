@@ -8,10 +8,10 @@ Offline and deterministic; people talking to each other (`between_people`) get n
 - who spoke last: a request the agent never answered leaves the session `ongoing`.
 
 `outcome` is one of `success` (closed well, at most one correction and no frustration),
-`partial` (closed well after corrections, frustration or mostly failed runs), `failed` (closed unhappy,
-or the last run failed and the user said so), `abandoned` (the last run failed and nobody spoke
-after it) or `ongoing`. `quality` in [0, 1] starts at 0.5 and moves with the same signals; the
-ranking's `quality` signal lifts items of better sessions (`RankingSection.quality_weight`).
+`partial` (closed well after corrections, frustration or mostly failed runs), `failed` (closed
+unhappy), `abandoned` (the last run failed and nobody spoke after it) or `ongoing`. `quality` in
+[0, 1] starts at 0.5 and moves with the same signals; the ranking's `quality` signal lifts items
+of better sessions (`RankingSection.quality_weight`).
 """
 
 from __future__ import annotations
