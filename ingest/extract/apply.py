@@ -17,6 +17,7 @@ import numpy as np
 
 from ai.embed import Embedder, cosine
 from core.ids import content_hash, make_id, normalize_key
+from core.text import content_words, stem
 from core.timeutil import from_ms, now_ms, to_ms
 from graph.db import GraphDB
 from graph.models import (
@@ -146,6 +147,10 @@ def _replacing(new: Correction, old: Sequence[Correction]) -> Correction:
     """
     statuses = [new.status, "preference", *(c.status for c in old)]
     return new.model_copy(update={"status": max(statuses, key=lambda x: STATUS_ORDER[x])})
+
+
+def _title_stems(title: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in content_words(title))
 
 
 def _topic_text(c: TopicCandidate) -> str:
@@ -299,7 +304,7 @@ class KnowledgeWriter:
         )
         for cand, vec, own_id, hits in zip(cands, vecs, own_ids, nearest, strict=True):
             target = self._match_topic(
-                batch.by_id.get(own_id) or stored.get(own_id), hits, vec, batch
+                cand.title, batch.by_id.get(own_id) or stored.get(own_id), hits, vec, batch
             )
             if target is None:
                 target = self._new_topic(own_id, cand, r, vec)
@@ -318,6 +323,7 @@ class KnowledgeWriter:
 
     def _match_topic(
         self,
+        title: str,
         same_title: Topic | None,
         hits: Sequence[tuple[Topic, float]],
         vec: np.ndarray,
@@ -325,8 +331,10 @@ class KnowledgeWriter:
     ) -> Topic | None:
         """The topic new material joins, or None for a new topic.
 
-        The same-title topic; else the first stored hit, or failing that a topic of this batch,
-        at cosine ≥ `topic_match_threshold`.
+        The same-title topic; else the first stored hit, or failing that a topic of this batch
+        sharing a title word, at cosine ≥ `topic_match_threshold`. One session's candidates are
+        distinct phrases already, and their texts share the session's keywords, so only a variant
+        of the same title ("vector indexes") joins a topic of this batch.
         """
         if same_title is not None:
             return same_title
@@ -335,8 +343,13 @@ class KnowledgeWriter:
             if sim >= threshold:
                 return batch.by_id.get(t.id, t)
         # Material matched nothing stored: maybe a topic created moments ago in this batch.
+        words = _title_stems(title)
         for t in batch.by_id.values():
-            if t.embedding is not None and cosine(t.embedding, vec) >= threshold:
+            if (
+                t.embedding is not None
+                and not words.isdisjoint(_title_stems(t.title))
+                and cosine(t.embedding, vec) >= threshold
+            ):
                 return t
         return None
 

@@ -63,9 +63,16 @@ def hook_env(graph_settings, tmp_path, monkeypatch) -> dict[str, str]:
 
 
 def _agent_env() -> dict[str, str]:
-    """What an agent's environment may look like: no REMGRAPH_* settings at all."""
+    """What an agent's environment may look like: no REMGRAPH_* settings but a secret.
+
+    `hooks install` never writes a password into an agent's settings file, so a user of Neo4j
+    keeps `REMGRAPH_NEO4J__PASSWORD` in the agent's environment; nothing else is passed on.
+    """
     keep = ("PATH", "HOME", "LANG", "HF_", "TRANSFORMERS_", "TOKENIZERS_")
-    return {k: v for k, v in os.environ.items() if k.startswith(keep)}
+    env = {k: v for k, v in os.environ.items() if k.startswith(keep)}
+    if os.environ.get("REMGRAPH_ENGINE") == "neo4j" and "REMGRAPH_NEO4J__PASSWORD" in os.environ:
+        env["REMGRAPH_NEO4J__PASSWORD"] = os.environ["REMGRAPH_NEO4J__PASSWORD"]
+    return env
 
 
 def _installed(settings_file: Path, event: str) -> str:
