@@ -5,4 +5,4 @@
 //      limit (`dbms.memory.transaction.total.max`, 70% of the heap by default).
 MATCH (n)
 WHERE NOT n:SchemaMigration
-CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
