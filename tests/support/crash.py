@@ -370,7 +370,8 @@ async def worker_kill_mid_consolidation(
                     "status": nxt.status,
                     "ms": round(nxt.duration_ms, 1),
                     "communities": nxt.summary.get("communities"),
-                    "is_current": bool(final and final.id == nxt.run_id),
+                    # the community run it wrote (a job run writes one per project)
+                    "is_current": bool(final and final.id == nxt.summary.get("run_id")),
                 }
                 out["trials"].append(trial)
     out["all_survived"] = all(
