@@ -145,6 +145,17 @@ JobResult = Annotated[
 ]
 
 
+def _closing(ctx: Context, project: str, valid_to: datetime | None) -> tuple[str, int]:
+    """The caller's scope and the end a close mutation sets (default: now).
+
+    Raises what `REFUSED` names: a project out of the key's scope, a `validTo` without a zone.
+    """
+    scope = ctx.require_project(project)
+    if valid_to is not None and valid_to.tzinfo is None:
+        raise InvalidInputError("validTo", "needs a time zone")
+    return scope, parse_ms(valid_to) or ctx.now_ms
+
+
 def _kind_of(item_id: str, kind: FeedbackKind | None) -> FeedbackKind:
     if kind is not None:
         return kind
@@ -241,12 +252,9 @@ class Mutation:
         """End a fact's validity (default: now); as-of reads before then still see it."""
         ctx = info.context
         try:
-            scope = ctx.require_project(project)
-            if valid_to is not None and valid_to.tzinfo is None:
-                raise InvalidInputError("validTo", "needs a time zone")
+            scope, end = _closing(ctx, project, valid_to)
         except REFUSED as e:
             return refused(e)
-        end = parse_ms(valid_to) or ctx.now_ms
         f = await ctx.resources.scoped.close_fact(id, (scope,), ctx.now_ms, end)
         if f is None:
             return NotFound(
@@ -261,12 +269,9 @@ class Mutation:
         """End a correction's validity (default: now); as-of reads before then still see it."""
         ctx = info.context
         try:
-            scope = ctx.require_project(project)
-            if valid_to is not None and valid_to.tzinfo is None:
-                raise InvalidInputError("validTo", "needs a time zone")
+            scope, end = _closing(ctx, project, valid_to)
         except REFUSED as e:
             return refused(e)
-        end = parse_ms(valid_to) or ctx.now_ms
         c = await ctx.resources.scoped.close_correction(id, (scope,), ctx.now_ms, end)
         if c is None:
             return NotFound(

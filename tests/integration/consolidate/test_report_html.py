@@ -13,28 +13,16 @@ from typer.testing import CliRunner
 from consolidate.runner import run_job
 from graph.models import Correction, utc_now
 from graph.repositories.corrections import CorrectionRepository
-from ingest.pipeline import ingest_paths
 from remgraph.cli import app
-from remgraph.settings import Settings
-from remgraph.wiring import extraction_hooks
 from tests.browser import chromium_page, require_chromium
 from tests.engines import set_engine_env
-from tests.shared_embedder import shared_local_embedder
+from tests.support.samples import ingest_samples
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 async def _build(db, graph_settings) -> None:
-    settings = Settings(**graph_settings.model_dump())
-    emb = shared_local_embedder()
-    report = await ingest_paths(
-        db,
-        settings,
-        [ROOT / "samples" / "generic" / "webapp.jsonl", ROOT / "samples" / "claude-code"],
-        hooks=extraction_hooks(db, settings, emb),
-        embedder=emb,
-    )
-    assert report.turns_new > 0
+    settings, _ = await ingest_samples(db, graph_settings)
     now = utc_now()
     await CorrectionRepository(db).upsert_many(
         [

@@ -22,12 +22,9 @@ from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.exports import ExportRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.topics import TopicRepository
-from ingest.pipeline import ingest_paths
 from remgraph.cli import app
-from remgraph.settings import Settings
-from remgraph.wiring import extraction_hooks
 from tests.engines import set_engine_env
-from tests.shared_embedder import shared_local_embedder
+from tests.support.samples import ingest_samples
 
 ROOT = Path(__file__).resolve().parents[3]
 PROJECT = "webapp"
@@ -36,16 +33,7 @@ KINDS = {"topic", "lesson", "correction", "fact", "community"}
 
 async def _build(db, graph_settings) -> str:
     """Ingest two projects' samples with extraction, run the REM jobs; the other project's slug."""
-    settings = Settings(**graph_settings.model_dump())
-    emb = shared_local_embedder()
-    report = await ingest_paths(
-        db,
-        settings,
-        [ROOT / "samples" / "generic" / "webapp.jsonl", ROOT / "samples" / "claude-code"],
-        hooks=extraction_hooks(db, settings, emb),
-        embedder=emb,
-    )
-    assert report.turns_new > 0
+    settings, _ = await ingest_samples(db, graph_settings)
     for job in ("topic_weights", "communities"):
         rep = await run_job(job, db=db, settings=settings, project="*")
         assert rep.status == "succeeded", rep
