@@ -412,7 +412,7 @@ class RetrievalService:
             ((FULLTEXT, found.fulltext[: w.fulltext_candidates]), (VECTOR, found.vector))
         )
         top = self._expansion_heads(ranks)
-        rows, derived, ended = await asyncio.gather(
+        rows, of_turns = await asyncio.gather(
             self._repo.turns_fetch(
                 list(ranks),
                 projects,
@@ -423,13 +423,8 @@ class RetrievalService:
             self._repo.knowledge_of_turns(
                 top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
             ),
-            self._repo.superseded_of_turns(
-                top if with_knowledge and w.superseded_factor != 1.0 else [],
-                projects,
-                as_of=as_of,
-                known_at=known_at,
-            ),
         )
+        derived = of_turns.live
         pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector)
         t2 = time.perf_counter()
         if timings is not None:
@@ -443,7 +438,7 @@ class RetrievalService:
             window=w.neighbour_window,
         )
         # A turn whose derived fact or correction ended, and none derived from it is live.
-        stale = ended.difference(t for h in derived for t in h.turn_ids)
+        stale = of_turns.superseded.difference(t for h in derived for t in h.turn_ids)
         if stale:
             out = [dataclasses.replace(c, superseded=True) if c.id in stale else c for c in out]
         out.extend(await self._knowledge_candidates(terms, projects, pool))

@@ -30,7 +30,6 @@ _KNOWLEDGE_FULLTEXT = Q("recall.knowledge_fulltext")
 _KNOWLEDGE_VECTOR = Q("recall.knowledge_vector")
 _KNOWLEDGE_SIMILARITY = Q("recall.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("recall.knowledge_of_turns")
-_SUPERSEDED_OF_TURNS = Q("recall.superseded_of_turns")
 _RULES_IN_FORCE = Q("recall.rules_in_force")
 
 
@@ -95,6 +94,20 @@ class KnowledgeHit:
     """Turns the item points back to (provenance; for a topic, turns mentioning it)."""
     subject: str | None
     """Who or what a fact is about (`user`, a person, a service); None for other kinds."""
+
+
+_ENDS_A_TURN = frozenset({ItemKind.FACT, ItemKind.CORRECTION})
+"""Derived kinds whose end says what their turn said no longer holds (a lesson's does not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedOfTurns:
+    """What `RecallRepository.knowledge_of_turns` found from a set of turns."""
+
+    live: list[KnowledgeHit]
+    """Items valid at the read's as-of, one hit per (item, turn)."""
+    superseded: frozenset[str]
+    """Turns a fact or correction was derived from that has ended by the as-of."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,21 +340,6 @@ class RecallRepository:
         )
         return [_knowledge_hit(r) for r in rows]
 
-    async def superseded_of_turns(
-        self, ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int
-    ) -> set[str]:
-        """Those of the turns `ids` a fact or correction was derived from that has since ended."""
-        if not ids or not projects:
-            return set()
-        rows = await self._db.read(
-            _SUPERSEDED_OF_TURNS,
-            ids=list(ids),
-            projects=list(projects),
-            as_of=as_of,
-            known_at=known_at,
-        )
-        return {str(r["id"]) for r in rows}
-
     async def knowledge_similarity(
         self, ids: Sequence[str], projects: Sequence[str], vector: Sequence[float] | None
     ) -> dict[str, float]:
@@ -366,10 +364,14 @@ class RecallRepository:
 
     async def knowledge_of_turns(
         self, ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int
-    ) -> list[KnowledgeHit]:
-        """Lessons, corrections and facts derived from the turns `ids`: one hit per (item, turn)."""
+    ) -> DerivedOfTurns:
+        """Lessons, corrections and facts derived from the turns `ids`, in one traversal.
+
+        `live`: one hit per (item, turn) of the items valid at `as_of`; `superseded`: the turns
+        a fact or correction was derived from that ended by `as_of` (as known at `known_at`).
+        """
         if not ids or not projects:
-            return []
+            return DerivedOfTurns([], frozenset())
         rows = await self._db.read(
             _KNOWLEDGE_OF_TURNS,
             ids=list(ids),
@@ -377,4 +379,12 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        return [_knowledge_hit(r) for r in rows]
+        hits = [_knowledge_hit(r) for r in rows]
+        live = [h for h in hits if h.valid_to is None or h.valid_to > as_of]
+        ended = frozenset(
+            t
+            for h in hits
+            if h.valid_to is not None and h.valid_to <= as_of and h.kind in _ENDS_A_TURN
+            for t in h.turn_ids
+        )
+        return DerivedOfTurns(live, ended)

@@ -472,9 +472,10 @@ async def test_knowledge_vector_and_similarity_score_cosines(knowledge: GraphDB)
 
 async def test_knowledge_of_turns_follows_provenance_in_scope(knowledge: GraphDB) -> None:
     recall = RecallRepository(knowledge)
-    hits = await recall.knowledge_of_turns(
+    found = await recall.knowledge_of_turns(
         ["s1-t1", "s1-t2", "s2-t0"], ("p1",), as_of=NOW, known_at=NOW
     )
+    hits = found.live
     assert sorted((x.id, x.kind, x.turn_ids) for x in hits) == [
         ("cor_1", ItemKind.CORRECTION, ("s1-t2",)),
         ("fct_1", ItemKind.FACT, ("s1-t1",)),
@@ -487,4 +488,5 @@ async def test_knowledge_of_turns_follows_provenance_in_scope(knowledge: GraphDB
         0.5,
     )
     before = await recall.knowledge_of_turns(["s1-t1"], ("p1",), as_of=to_ms(h(0.5)), known_at=NOW)
-    assert before == []  # the lesson and the fact hold from h(1)
+    assert before.live == []  # the lesson and the fact hold from h(1)
+    assert before.superseded == frozenset()  # not yet started is not ended
