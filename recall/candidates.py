@@ -157,6 +157,7 @@ def knowledge_candidate(
         turn_ids=tuple(dict.fromkeys(turn_ids)),
         weight=knowledge_weight(h, now),
         speaker=h.subject or "",
+        status=h.status,
     )
 
 

@@ -44,6 +44,8 @@ class Candidate:
     weight; 0 for turns."""
     quality: float | None = None
     """Quality of the session the item came from, in [0, 1]."""
+    status: str | None = None
+    """A knowledge item's standing: a correction's stage, a fact's kind (`decision`, ...)."""
     vector_pending: bool = False
     """A turn without its vector yet (embedding backlog): ranked by the other signals."""
     superseded: bool = False

@@ -26,7 +26,7 @@ from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_candidates
 from recall.config import RankingSection
-from recall.lexical import bm25, prune_terms
+from recall.lexical import bm25, prune_terms, tokenize
 from recall.ranking import (
     FULLTEXT,
     VECTOR,
@@ -55,8 +55,24 @@ Terms = tuple[list[str], list[str], dict[str, int]]
 
 
 def _in_force(h: KnowledgeHit) -> bool:
-    """A rule or preference (graduated, or confirmed: confirming makes it a rule)."""
-    return h.status in CURRENT_STATUSES
+    """A rule or preference, in force whatever the query.
+
+    A correction graduated (or confirmed: confirming makes it a rule), or a standing preference
+    the user stated (a diet, an allergy: a fact of kind `preference`).
+    """
+    return h.kind is ItemKind.FACT or h.status in CURRENT_STATUSES
+
+
+def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
+    """A decision in force whose own words (not its project's name) the query uses.
+
+    "job queue uses RabbitMQ (message broker)" answers "which broker ..." and "what do we use for
+    the job queue": what the project chose is what the agent must build on.
+    """
+    if c.kind is not ItemKind.FACT or c.status != "decision":
+        return False
+    own = set(tokenize(c.text)).difference(tokenize(c.project or ""))
+    return not own.isdisjoint(query_terms)
 
 
 @dataclass
@@ -519,15 +535,18 @@ class RetrievalService:
     ) -> list[Ranked]:
         """The user's instructions this answer opens with (`RankingSection.rules_first` at most).
 
-        `rules`: the corrections in force, each with whether it is a rule or preference (or
-        confirmed). A rule or preference counts whatever the task (few per project, and what the
-        user asked for every time); an early-stage correction when the query shares a word with
-        it, is similar to it, asks for the user's rules or preferences as such, or would show
-        the turn the correction was made in among those matching the query's words (the user's
-        words are the evidence that it matters here; the correction is what they mean now). The
-        most relevant first; each carries `rule_first` in its `why`.
+        `rules`: the corrections and standing preferences in force, each with whether it is a
+        rule or preference (or confirmed). A rule or preference counts whatever the task (few
+        per project, and what the user asked for every time); an early-stage correction when the
+        query shares a word with it, is similar to it, asks for the user's rules or preferences
+        as such, or would show the turn the correction was made in among those matching the
+        query's words (the user's words are the evidence that it matters here; the correction is
+        what they mean now). A decision in force among the candidates counts when the query uses
+        its words (`_names_decision`). The most relevant first; each carries `rule_first` in its
+        `why`.
         """
         w = self.ranking
+        query_terms = frozenset(tokenize(intent.text))
         shown_turns = {  # turns this answer shows that match the query's words
             r.candidate.id
             for r in scored[:limit]
@@ -537,6 +556,8 @@ class RetrievalService:
         for r in scored:
             c = r.candidate
             if c.id not in rules:
+                if _names_decision(c, query_terms):
+                    picked.append((c.scores.get(VECTOR, 0.0) + 1.0, r))
                 continue
             lexical = c.scores.get(FULLTEXT, 0.0)
             similar = c.scores.get(VECTOR, 0.0)

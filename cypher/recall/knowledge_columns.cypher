@@ -21,7 +21,8 @@ RETURN CASE WHEN n:Lesson THEN 'lesson' WHEN n:Correction THEN 'correction'
        n.confidence AS confidence, n.weight AS weight, n.effectiveness AS effectiveness,
        n.reinforcement AS reinforcement, n.last_seen AS last_seen,
        n.half_life_days AS half_life_days,
-       CASE WHEN n:Topic THEN n.phase WHEN n:Primer THEN n.period ELSE n.status END AS status,
+       CASE WHEN n:Topic THEN n.phase WHEN n:Primer THEN n.period WHEN n:Fact THEN n.kind
+            ELSE n.status END AS status,
        n.valid_from AS valid_from,
        coalesce(head([i IN range(0, size(coalesce(n.valid_to_until, [])) - 1)
                       WHERE n.valid_to_until[i] > $known_at | n.valid_to_was[i]]),

@@ -86,7 +86,8 @@ class KnowledgeHit:
     last_seen: int | None
     half_life_days: float | None
     status: str | None
-    """Correction status (`rule`, ...), topic phase or primer period."""
+    """Correction status (`rule`, ...), fact kind (`decision`, `preference`, ...), topic phase
+    or primer period."""
     valid_from: int | None
     valid_to: int | None
     """End of the event interval in epoch ms; None while the item still holds."""

@@ -21,6 +21,7 @@ from core.ids import make_id, normalize_key
 from core.timeutil import OPEN, from_ms, to_ms
 from graph.models import Fact
 from graph.repositories.facts import FactRepository, Supersession
+from ingest.extract.text import statement_category, with_category
 
 __all__ = ["FactOutcome", "assert_facts", "fact_id"]
 
@@ -94,6 +95,13 @@ def _place(
         if o_to <= f_from:  # no overlap: old already ended before the new one starts
             keep.append(old)
         elif o_from <= f_from:
+            # The new value of the same subject and predicate is the same kind of thing: a
+            # database replaced by ClickHouse keeps saying "(database)" for search.
+            new = new.model_copy(
+                update={
+                    "statement": with_category(new.statement, statement_category(old.statement))
+                }
+            )
             plan.supersede.append(Supersession(old.id, f.id, f_from))
             out.invalidated.append(old.id)
             keep.append(old.model_copy(update={"valid_to": f.valid_from}))  # ended, still known

@@ -26,7 +26,7 @@ from typing import Final, Literal
 from core.ids import normalize_key
 from core.text import sentences, words
 from core.timeutil import MONTHS, RELATIVE_TIME, WEEKDAYS
-from graph.models import CorrectionType, LessonCategory
+from graph.models import CorrectionType, FactKind, LessonCategory
 from ingest.extract.models import (
     CorrectionCandidate,
     EntityMentions,
@@ -49,6 +49,7 @@ from ingest.extract.text import (
     tech_category,
     technologies,
     top_words,
+    with_category,
 )
 from knowledge.labels import is_generic_label
 from knowledge.stance import LEAD_WORDS, lifted
@@ -484,6 +485,21 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
 _NAME = re.compile(
     r"\b(?:call me|my name is|my name's|i go by|you can call me)\s+(?P<x>[A-Z][a-z]{1,20})\b"
 )
+_DIETS = (
+    r"(?P<d>vegetarian|vegan|pescatarian|pescetarian|flexitarian|plant-based|keto|paleo|"
+    r"gluten-free|dairy-free|lactose-free|halal|kosher|omnivore|carnivore)(?![\w-])"
+)
+_DIET = (
+    re.compile(
+        r"\b[Ii](?:(?:'m| am)(?: now| currently| still| strictly| fully| mostly| actually)?"
+        r"(?: an?| on an?)?|(?:'ve| have)? (?:gone|went|turned|became|become)) " + _DIETS
+    ),
+    re.compile(r"^\s*" + _DIETS + r",? now\b", re.IGNORECASE),  # "Pescatarian now, ..."
+)
+_ALLERGY = re.compile(
+    r"\b[Ii](?:'m| am)(?: very| severely| also)? allergic to "
+    r"(?P<x>[a-z][a-z\- ]{1,40}?)\s*(?:[.,;!?\n]|\bso\b|\bbut\b|$)"
+)
 _NOT_DECISION_OBJ = re.compile(
     r"^(?:it|this|that|them|him|her|me|you|us|a|an|the|some|go|do|see|try|get|make|have|be|"
     r"talk|chat|catch|hang|meet|know|start|keep|just|now|again|sure|both)\b",
@@ -722,13 +738,13 @@ def _clause_fact(s: str, t: TurnInput, project: str, chat: bool) -> FactCandidat
         found = _todo(s, t, project)
         if found is not None:
             return found
-    return _personal(s, t, speaker) if human else None
+    return _personal(s, t, speaker, chat) if human else None
 
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)*$", re.IGNORECASE)
 
 
-def _what_it_is(subject: str, obj: str) -> str:
+def _what_it_is(subject: str, obj: str) -> str | None:
     """The category of `obj`, when it is one known technology the subject does not name.
 
     "job queue uses RabbitMQ (message broker)" answers a question about the broker; a version
@@ -736,14 +752,14 @@ def _what_it_is(subject: str, obj: str) -> str:
     """
     tech = technologies(obj)
     if len(tech) != 1:
-        return ""
+        return None
     category = tech_category(tech[0])
     rest = [w for w in obj.split() if w.lower() != tech[0]]
     if not category or any(not _VERSION.match(w) for w in rest):
-        return ""
+        return None
     if set(category.split()) <= set(subject.lower().split()):
-        return ""
-    return f" ({category})"
+        return None
+    return category
 
 
 def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
@@ -761,7 +777,7 @@ def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         predicate=pred,
         object=obj,
         kind="decision" if subj not in {"indentation"} else "preference",
-        statement=f"{project}: {subj} {pred} {obj}{_what_it_is(subj, obj)}",
+        statement=with_category(f"{project}: {subj} {pred} {obj}", _what_it_is(subj, obj)),
         confidence=0.7,
         turn_ids=(t.id,),
         valid_from=t.timestamp,
@@ -806,7 +822,47 @@ def _todo(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     )
 
 
-def _personal(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+def _standing(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate | None:
+    """A diet or an allergy the speaker states: what any suggestion for them must respect.
+
+    One current diet (a new one ends the old); allergies add up. Told to an agent, it is a
+    standing preference (`kind="preference"`: in force in every answer, like a rule); between
+    people it is a personal fact.
+    """
+    kind: FactKind = "other" if chat else "preference"
+    dm = next((m for rx in _DIET if (m := rx.search(s))), None)
+    if dm is not None:
+        diet = dm.group("d").lower()
+        return FactCandidate(
+            subject=_fact_key(speaker),
+            predicate="diet",
+            object=diet,
+            kind=kind,
+            statement=f"{speaker} is {diet} (diet)",
+            confidence=0.7,
+            turn_ids=(t.id,),
+            valid_from=t.timestamp,
+        )
+    am = _ALLERGY.search(s)
+    if am is None:
+        return None
+    what = am.group("x").strip()
+    return FactCandidate(
+        subject=_fact_key(speaker),
+        predicate=f"allergic to {normalize_key(what)}",
+        object=what,
+        kind=kind,
+        statement=f"{speaker} is allergic to {what}",
+        confidence=0.7,
+        turn_ids=(t.id,),
+        valid_from=t.timestamp,
+    )
+
+
+def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate | None:
+    standing = _standing(s, t, speaker, chat)
+    if standing is not None:
+        return standing
     named = _NAME.search(s) if t.role == "user" else None
     if named:  # the name the user wants to be called by: one current value
         x = named.group("x")
@@ -814,7 +870,7 @@ def _personal(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
             subject=_fact_key(speaker),
             predicate="is called",
             object=x,
-            kind="preference",
+            kind="other" if chat else "preference",
             statement=f"{speaker} is called {x} (call them {x})",
             confidence=0.7,
             turn_ids=(t.id,),

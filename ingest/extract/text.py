@@ -19,9 +19,11 @@ __all__ = [
     "capitalised_names",
     "clean_text",
     "keyphrases",
+    "statement_category",
     "tech_category",
     "technologies",
     "top_words",
+    "with_category",
 ]
 
 # A small lexicon: canonical name → category. Categories scope tech-stack facts ("database" uses
@@ -139,7 +141,42 @@ TECH_CATEGORIES: dict[str, str] = {
     "webpack": "bundler",
     "vite": "bundler",
     "tailwind": "css framework",
+    # more data stores and brokers
+    "mariadb": "database",
+    "clickhouse": "database",
+    "duckdb": "database",
+    "cockroachdb": "database",
+    "timescaledb": "database",
+    "snowflake": "data warehouse",
+    "bigquery": "data warehouse",
+    "redshift": "data warehouse",
+    "memcached": "cache",
+    "valkey": "cache",
+    "nats": "message broker",
+    "pulsar": "message broker",
+    "sqs": "message queue",
+    "s3": "object storage",
+    "minio": "object storage",
 }
+
+_CATEGORY_SUFFIX = re.compile(r" \((?P<c>[a-z][a-z ]{1,40})\)$")
+
+
+def with_category(statement: str, category: str | None) -> str:
+    """`statement` ending in " (category)": what kind of thing its object is, for search.
+
+    "job queue uses RabbitMQ (message broker)" answers a question about the broker.
+    """
+    if not category or statement_category(statement):
+        return statement
+    return f"{statement} ({category})"
+
+
+def statement_category(statement: str) -> str | None:
+    """The category `with_category` put at the end of a statement, if any."""
+    m = _CATEGORY_SUFFIX.search(statement)
+    return m.group("c") if m else None
+
 
 _SPLIT = re.compile(r"[,.;:!?()\[\]{}\"“”/\\|<>=*_`~^&%$@\n\t]+|\s-\s|\s–\s|\s—\s")
 _CODEY = re.compile(r"[{}();=<>]|^\s*(def|class|import|from|return|const|let|var|function)\b")

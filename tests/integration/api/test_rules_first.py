@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from core.timeutil import to_ms
 from graph.kinds import ItemKind
-from graph.models import Correction, Turn
+from graph.models import Correction, Fact, Turn
 from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.facts import FactRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.turns import TurnRepository
 from recall.config import RankingSection
@@ -169,3 +171,71 @@ async def test_a_correction_opens_answers_that_show_its_turn_or_ask_for_rules(gr
     assert "cor_src" not in other  # its turn is no match for these words
     asked = await _ids(svc, "What are my preferences?", limit=5)
     assert {"cor_src", "cor_http", "cor_plan"} <= set(asked[:3])
+
+
+async def test_standing_preferences_and_named_decisions_open_answers(graph_db) -> None:
+    """A diet told to the agent opens every answer while it holds; a decision in force opens the
+    answers whose query uses its words, not others."""
+    await _seed(graph_db)
+    emb = shared_local_embedder()
+    base = T0 - timedelta(days=60)
+    facts = [  # id, subject, predicate, object, kind, statement, start day, end day
+        ("fct_veg", "ann", "diet", "vegetarian", "preference", "Ann is vegetarian (diet)", 0, 30),
+        (
+            "fct_pesc",
+            "ann",
+            "diet",
+            "pescatarian",
+            "preference",
+            "Ann is pescatarian (diet)",
+            30,
+            None,
+        ),
+        (
+            "fct_db",
+            "reporting database",
+            "uses",
+            "Aurora",
+            "decision",
+            "infra: reporting database uses Aurora (database)",
+            0,
+            None,
+        ),
+    ]
+    vecs = await emb.embed([f[5] for f in facts])
+    await FactRepository(graph_db).upsert_many(
+        [
+            Fact(
+                id=fid,
+                project="infra",
+                subject=subj,
+                predicate=pred,
+                object=obj,
+                kind=kind,
+                statement=text,
+                confidence=0.7,
+                valid_from=base + timedelta(days=start),
+                valid_to=None if end is None else base + timedelta(days=end),
+                embedding=v,
+            )
+            for (fid, subj, pred, obj, kind, text, start, end), v in zip(facts, vecs, strict=True)
+        ]
+    )
+    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection())
+    plan = await _ids(svc, "Resize the RDS volume to 500 GB")
+    assert "fct_pesc" in plan[:3]  # in force: opens an answer that shares nothing with it
+    assert "fct_veg" not in plan  # ended: not at the default as-of
+    assert "fct_db" not in plan[:3]  # a decision opens only where the query uses its words
+    back = await svc.context(
+        "Resize the RDS volume to 500 GB",
+        ("infra",),
+        limit=5,
+        token_budget=None,
+        as_of=to_ms(T0 - timedelta(days=50)),
+    )
+    assert "fct_veg" in [r.candidate.id for r in back.items][:3]
+    asked = await svc.context(
+        "Which database does the nightly report read?", ("infra",), limit=5, token_budget=None
+    )
+    opened = [r.candidate.id for r in asked.items if r.why.get("rule_first")]
+    assert "fct_db" in opened

@@ -188,3 +188,20 @@ async def test_explicit_contradiction_closes_other_predicate(graph_db: GraphDB) 
     assert out.invalidated == [old.id]
     stored = {f.id: f for f in await repo.list_by_project("p")}
     assert stored[old.id].valid_to == new.valid_from
+
+
+async def test_a_new_value_keeps_the_kind_of_thing_the_old_one_was(graph_db: GraphDB) -> None:
+    """ "(database)" after Postgres stays said after the store moves to a name no lexicon knows."""
+    repo = FactRepository(graph_db)
+    old = _fact("p", "analytics store", "uses", "Postgres", day=0)
+    old = old.model_copy(update={"statement": "p: analytics store uses Postgres (database)"})
+    new = _fact("p", "analytics store", "uses", "Quarkbase", day=10)
+    other = _fact("p", "job queue", "uses", "Hopper", day=10)
+    now = now_ms() - 60_000
+    await assert_facts(repo, "p", [old], now_ms=now)
+    await assert_facts(repo, "p", [new, other], now_ms=now + 5)
+    current = {f.object: f.statement for f in await repo.list_active("p")}
+    assert current == {
+        "Quarkbase": "analytics store uses Quarkbase (database)",
+        "Hopper": "job queue uses Hopper",  # nothing replaced: nothing to inherit
+    }

@@ -330,3 +330,42 @@ def test_people_talking_give_personal_facts_but_no_corrections_todos_or_decision
     assert [(f.subject, f.kind, f.object) for f in r.facts] == [
         ("caroline", "event", "volunteering")
     ]  # "started playing" names no hobby: no fact
+
+
+def test_a_diet_told_to_the_agent_is_one_standing_preference() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "I'm vegetarian, so no meat in any recipes you suggest, please."),
+            ("assistant", "Noted. I'm vegetarian-friendly by default."),  # not the user
+            ("user", "I'm not vegan though, cheese is fine."),  # a negation states no diet
+            ("user", "Update: I eat fish again. Pescatarian now, salmon is welcome."),
+            ("user", "Also, I'm allergic to peanuts and cashews, keep them out."),
+        )
+    )
+    got = [(f.predicate, f.object, f.kind) for f in r.facts]
+    assert got == [
+        ("diet", "vegetarian", "preference"),
+        ("diet", "pescatarian", "preference"),
+        ("allergic to peanuts and cashews", "peanuts and cashews", "preference"),
+    ]
+    assert r.facts[1].statement == "Ann is pescatarian (diet)"
+
+
+def test_a_diet_between_people_is_a_personal_fact_not_an_instruction() -> None:
+    turns = tuple(
+        TurnInput(
+            id=f"t{i}",
+            ordinal=i,
+            role="user" if who == "Caroline" else "assistant",
+            text=text,
+            timestamp=T0 + timedelta(minutes=i),
+            speaker=who,
+        )
+        for i, (who, text) in enumerate(
+            [("Caroline", "I went vegan in March!"), ("Melanie", "Wow, how is it going?")]
+        )
+    )
+    r = OfflineExtractor().extract_sync(SessionInput(id="s", project="chat", turns=turns))
+    assert [(f.subject, f.predicate, f.object, f.kind) for f in r.facts] == [
+        ("caroline", "diet", "vegan", "other")
+    ]
