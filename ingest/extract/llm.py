@@ -308,7 +308,8 @@ session (JSON). Merge them into one overview of the whole session: summary, inte
 def _render(turns: Sequence[TurnInput], max_chars: int = 6000) -> str:
     lines = []
     for t in turns:
-        who = t.role if not t.speaker else f"{t.role}({t.speaker})"
+        named = t.speaker and t.speaker.casefold() != t.role.casefold()
+        who = f"{t.role}({t.speaker})" if named else t.role
         tool = f" [{t.tool_name}{'' if t.tool_ok is None else ' ok' if t.tool_ok else ' FAILED'}]"
         at = t.timestamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
         lines.append(
