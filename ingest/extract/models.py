@@ -288,6 +288,16 @@ class ExtractionReport(BaseModel):
     llm_usage: dict[str, Any] = Field(default_factory=dict)
     """LLM ledger of the run."""
 
+    def summary(self) -> dict[str, Any]:
+        """What a command's summary shows of extraction: extractor, ledger, fallbacks, issues."""
+        return {
+            "extractor": self.extractor,
+            "sessions": self.sessions,
+            "llm_usage": self.llm_usage,
+            "fallbacks": list(self.fallbacks),
+            "issues": list(self.issues),
+        }
+
     def merge(self, other: ExtractionReport) -> None:
         """Add another report's counters into this one."""
         for name in type(self).model_fields:

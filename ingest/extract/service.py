@@ -218,14 +218,10 @@ class ExtractionHook:
 
         The ledger is read from the client itself, so calls of sessions that fell back count.
         """
-        r = self.report
         llm = getattr(self._extractor, "llm", None)
-        return {
-            "extractor": r.extractor or self.extractor.name,
-            "sessions": r.sessions,
-            "llm_usage": llm.ledger.as_dict() if llm is not None else r.llm_usage,
-            "fallbacks": list(r.fallbacks),
-            "issues": list(r.issues),
+        return self.report.summary() | {
+            "extractor": self.report.extractor or self.extractor.name,
+            "llm_usage": llm.ledger.as_dict() if llm is not None else self.report.llm_usage,
         }
 
 
