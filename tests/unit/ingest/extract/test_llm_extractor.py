@@ -383,3 +383,17 @@ async def test_a_failed_pass_3_keeps_passes_1_and_2() -> None:
         "pass 3 failed, quality left unset: extract.pass3: the model's reply did not validate"
         " as SessionQuality: quality: Field required"
     ) in r.issues
+
+
+async def test_a_record_left_out_of_a_chunk_names_the_chunk() -> None:
+    settings = ExtractSettings(llm_whole_session_tokens=1000, llm_chunk_tokens=500)
+    session = _session(n=24, words=60)
+    with run_stub(lambda path, body: _handler(path, body, LOOSE_KNOWLEDGE)) as stub:
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm, settings).extract(session)
+        await llm.aclose()
+    n = len(chunk_turns(session.turns, 500, 0.15))
+    left_out = [i.split(" left out")[0] for i in r.issues if "decisions[1]" in i]
+    assert left_out == [f"pass 2 (chunk {k}/{n}) decisions[1]" for k in range(1, n + 1)]
+    [fact] = r.facts  # the good decision of every chunk, merged once
+    assert fact.object == "PostgreSQL"
