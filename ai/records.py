@@ -77,33 +77,45 @@ def validate_records(schema: type[T], data: Any) -> tuple[T, list[RecordIssue]]:
     issues: list[RecordIssue] = []
     clean: dict[str, Any] = {}
     for name, info in schema.model_fields.items():
-        if name not in data:
-            continue
-        value = data[name]
-        item = _list_item(info.annotation)
-        if item is None or value is None:
-            clean[name] = value
-            continue
-        records = value if isinstance(value, list) else [value]  # a lone record
-        adapter: TypeAdapter[Any] = TypeAdapter(item)
-        kept = []
-        for i, rec in enumerate(records):
-            try:
-                kept.append(adapter.validate_python(rec))
-            except ValidationError as e:
-                issues.append(RecordIssue(f"{name}[{i}]", describe_error(e), _short(rec, 80)))
-        clean[name] = kept
+        if name in data:
+            item = _list_item(info.annotation)
+            value = data[name]
+            use_as_is = item is None or value is None
+            clean[name] = value if use_as_is else _records(name, value, item, issues)
     try:
         return schema.model_validate(clean), issues
     except ValidationError as e:
-        bad = {str(err["loc"][0]) for err in e.errors() if err["loc"]}
-        fields = schema.model_fields
-        if any(n not in fields or fields[n].is_required() for n in bad):
-            raise
-        for n in sorted(bad):
-            issues.append(RecordIssue(n, f"{_field_errors(e, n)}; left at its default"))
-            clean.pop(n, None)
+        _drop_bad_fields(schema, e, clean, issues)
         return schema.model_validate(clean), issues
+
+
+def _records(name: str, value: Any, item: Any, issues: list[RecordIssue]) -> list[Any]:
+    """The records of list field `name` that validate as `item`; the others become issues."""
+    adapter: TypeAdapter[Any] = TypeAdapter(item)
+    kept = []
+    for i, rec in enumerate(value if isinstance(value, list) else [value]):  # a lone record
+        try:
+            kept.append(adapter.validate_python(rec))
+        except ValidationError as e:
+            issues.append(RecordIssue(f"{name}[{i}]", describe_error(e), _short(rec, 80)))
+    return kept
+
+
+def _drop_bad_fields(
+    schema: type[BaseModel], e: ValidationError, clean: dict[str, Any], issues: list[RecordIssue]
+) -> None:
+    """Remove the invalid top-level fields from `clean` (so they take their defaults).
+
+    Raises:
+        ValidationError: `e` itself, when a required field is among them.
+    """
+    bad = {str(err["loc"][0]) for err in e.errors() if err["loc"]}
+    fields = schema.model_fields
+    if any(n not in fields or fields[n].is_required() for n in bad):
+        raise e
+    for n in sorted(bad):
+        issues.append(RecordIssue(n, f"{_field_errors(e, n)}; left at its default"))
+        clean.pop(n, None)
 
 
 def _field_errors(e: ValidationError, name: str) -> str:
