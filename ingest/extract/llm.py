@@ -79,19 +79,23 @@ __all__ = [
 
 # --- lenient field types: what models write instead of the schema's exact shape -------------------
 
-_INT = re.compile(r"-?\d+")
+_ORDINALS = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
 
 
 def _ordinals(v: Any) -> Any:
-    """`3`, `"3"`, `"[3]"`, `"t3"`, `"turn 3"` or a list of those → `[3]`; else unchanged."""
+    """`3`, `"3"`, `"[3]"`, `"t3"`, `"turn 3"`, `"3-5"` or a list of those → ordinals."""
     items = v if isinstance(v, list) else [v]
     out: list[Any] = []
     for x in items:
-        if isinstance(x, str):
-            found = _INT.findall(x)
-            out += [int(n) for n in found] if found else [x]
-        else:
+        if not isinstance(x, str):
             out.append(x)
+            continue
+        found = _ORDINALS.findall(x)
+        for a, b in found:
+            lo, hi = int(a), int(b or a)
+            out += list(range(lo, hi + 1)) if hi - lo < 100 else [lo, hi]
+        if not found:
+            out.append(x)  # no number in it: the validation error names it
     return out
 
 

@@ -295,7 +295,7 @@ LOOSE_KNOWLEDGE = {
             "title": "psycopg is needed for PostgreSQL",
             "content": "Problem: ImportError psycopg. Fix: install psycopg.",
             "category": "lesson",
-            "turns": [4, 5],
+            "turns": "4-5",
         }
     ],
 }
@@ -329,7 +329,7 @@ async def test_loose_records_are_kept_and_bad_ones_named() -> None:
     [corr] = r.corrections  # the repeated instruction is the same rule: not a second one
     assert (corr.type, corr.turn_ids) == ("preference", ("t2",))
     [lesson] = r.lessons
-    assert lesson.category == "problem-solution"
+    assert (lesson.category, lesson.turn_ids) == ("problem-solution", ("t4", "t5"))
     assert r.enrichment.frustration_signals == 1
     assert r.enrichment.meta["llm_repeated_instructions"] == "use PostgreSQL instead of SQLite"
     assert r.issues == (
