@@ -10,7 +10,12 @@ through the `openai` SDK's `AsyncOpenAI`, and:
 - keeps temperature ≤ 0.2 (settings refuse more);
 - retries 429, 5xx, timeouts and connection errors with exponential backoff (the SDK's own retries
   are off, so every attempt is counted);
-- records tokens, calls, retries and cost per run in a `UsageLedger`.
+- records tokens, calls, retries and cost per run in a `UsageLedger`;
+- never shows the API key: error messages and log lines have it (and any credentials in the
+  endpoint URL) replaced by `***`, and the SDK's exceptions are not chained onto ours.
+
+`structured_records` validates the reply record by record (`ai.records.validate_records`): a
+record that does not validate is left out and reported, the rest is kept.
 """
 
 from __future__ import annotations
@@ -21,17 +26,20 @@ import logging
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
 from ai.config import LLMSettings
+from ai.records import RecordIssue, describe_error, validate_records
 
 __all__ = [
     "LLMClient",
     "LLMError",
+    "LLMRequestError",
     "LLMUnavailableError",
     "Message",
     "UsageLedger",
@@ -62,6 +70,17 @@ class LLMError(Exception):
 
 class LLMUnavailableError(LLMError):
     """Raised when the endpoint keeps failing (429/5xx/network) after all retries, or is unset."""
+
+
+class LLMRequestError(LLMError):
+    """Raised when the endpoint refuses a request for good (HTTP 4xx other than 429).
+
+    A bad key, an unknown model, a bad request: `status_code` says which.
+    """
+
+    def __init__(self, message: str, status_code: int) -> None:
+        super().__init__(message)
+        self.status_code = status_code
 
 
 def estimate_tokens(text: str) -> int:
@@ -123,6 +142,25 @@ class UsageLedger:
         }
 
 
+# The HTTP libraries under the SDK log each request's URL (with any credentials in it) at INFO.
+_HTTP_LOGGERS = ("httpx", "httpx2", "openai", "openai._base_client")
+
+
+class _Redact(logging.Filter):
+    """Rewrites a record whose message holds a secret, with the secret replaced."""
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        super().__init__()
+        self.redact = redact
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        clean = self.redact(msg)
+        if clean != msg:
+            record.msg, record.args = clean, ()
+        return True
+
+
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
@@ -162,6 +200,7 @@ class LLMClient:
         self._base_delay_s = base_delay_s
         self._client: Any = None
         self._json_schema_supported: bool | None = None
+        self._log_filter: _Redact | None = None  # while the HTTP client is open
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -170,6 +209,9 @@ class LLMClient:
             from openai import AsyncOpenAI  # deferred: the SDK is only needed when used
 
             key = self.settings.api_key.get_secret_value() if self.settings.api_key else "unused"
+            self._log_filter = _Redact(self.redact)
+            for name in _HTTP_LOGGERS:
+                logging.getLogger(name).addFilter(self._log_filter)
             self._client = AsyncOpenAI(
                 base_url=self.settings.base_url,
                 api_key=key,
@@ -178,11 +220,36 @@ class LLMClient:
             )
         return self._client
 
+    def redact(self, text: str) -> str:
+        """`text` without the API key or credentials of the endpoint URL."""
+        secrets = []
+        if self.settings.api_key is not None:
+            secrets.append(self.settings.api_key.get_secret_value())
+        if self.settings.base_url:
+            url = urlsplit(self.settings.base_url)
+            secrets += [url.password or "", url.query]
+        for secret in secrets:
+            if len(secret) >= 4:
+                text = text.replace(secret, "***")
+        return text
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint URL as it may be shown: without credentials or query."""
+        url = urlsplit(self.settings.base_url or "")
+        host = url.hostname or ""
+        port = f":{url.port}" if url.port else ""
+        return f"{url.scheme}://{host}{port}{url.path}" if url.scheme else "(unset)"
+
     async def aclose(self) -> None:
         """Close the HTTP client."""
         if self._client is not None:
             await self._client.close()
             self._client = None
+        if self._log_filter is not None:
+            for name in _HTTP_LOGGERS:
+                logging.getLogger(name).removeFilter(self._log_filter)
+            self._log_filter = None
 
     async def _create(self, purpose: str, **kwargs: Any) -> str:
         """One chat completion with retries on 429/5xx/network; returns the message text."""
@@ -202,7 +269,11 @@ class LLMClient:
                 err: Exception = e
             except openai.APIStatusError as e:
                 if e.status_code < 500 and e.status_code != 429:
-                    raise
+                    raise LLMRequestError(
+                        f"LLM endpoint {self.endpoint} refused the request "
+                        f"(HTTP {e.status_code}): {self.redact(str(e))[:500]}",
+                        e.status_code,
+                    ) from None  # the SDK's exception carries the request and its headers
                 err = e
             except (openai.APIConnectionError, openai.APITimeoutError) as e:
                 err = e
@@ -223,9 +294,9 @@ class LLMClient:
             if attempt >= self.settings.max_retries:
                 self.ledger.failures += 1
                 raise LLMUnavailableError(
-                    f"LLM endpoint {self.settings.base_url} failed after {attempt + 1} attempts: "
-                    f"{err}"
-                ) from err
+                    f"LLM endpoint {self.endpoint} failed after {attempt + 1} attempts: "
+                    f"{self.redact(str(err))[:500]}"
+                ) from None  # the SDK's exception carries the request and its headers
             delay = min(20.0, self._base_delay_s * (2**attempt)) * (0.5 + random.random() / 2)
             attempt += 1
             self.ledger.retries += 1
@@ -236,9 +307,13 @@ class LLMClient:
         self, messages: Sequence[Message], *, purpose: str = "complete", max_tokens: int = 1024
     ) -> str:
         """Plain text completion (e.g. a community summary)."""
-        return await self._create(
-            purpose, messages=[m.as_dict() for m in messages], max_tokens=max_tokens
-        )
+        try:
+            return await self._create(
+                purpose, messages=[m.as_dict() for m in messages], max_tokens=max_tokens
+            )
+        except LLMRequestError:
+            self.ledger.failures += 1
+            raise
 
     async def structured(
         self,
@@ -257,8 +332,51 @@ class LLMClient:
             LLMError: the reply never validated.
             LLMUnavailableError: the endpoint kept failing.
         """
-        import openai  # deferred import
+        value, _ = await self._structured(
+            messages, schema, lambda d: (schema.model_validate(d), []), purpose, max_tokens
+        )
+        return value
 
+    async def structured_records(
+        self,
+        messages: Sequence[Message],
+        schema: type[T],
+        *,
+        purpose: str = "structured",
+        max_tokens: int = 4096,
+    ) -> tuple[T, list[RecordIssue]]:
+        """Like `structured`, but validated record by record (`ai.records.validate_records`).
+
+        Returns the reply with the records that validated, and one issue per record left out.
+        Only a reply that is not a JSON object, or misses a required top-level field, is
+        re-asked and, failing again, raises `LLMError`.
+        """
+        return await self._structured(
+            messages, schema, lambda d: validate_records(schema, d), purpose, max_tokens
+        )
+
+    async def _structured(
+        self,
+        messages: Sequence[Message],
+        schema: type[T],
+        validate: Callable[[Any], tuple[T, list[RecordIssue]]],
+        purpose: str,
+        max_tokens: int,
+    ) -> tuple[T, list[RecordIssue]]:
+        try:
+            return await self._ask_structured(messages, schema, validate, purpose, max_tokens)
+        except LLMRequestError:
+            self.ledger.failures += 1
+            raise
+
+    async def _ask_structured(
+        self,
+        messages: Sequence[Message],
+        schema: type[T],
+        validate: Callable[[Any], tuple[T, list[RecordIssue]]],
+        purpose: str,
+        max_tokens: int,
+    ) -> tuple[T, list[RecordIssue]]:
         msgs = [m.as_dict() for m in messages]
         json_schema = schema.model_json_schema()
         if self._json_schema_supported is not False:
@@ -278,13 +396,12 @@ class LLMClient:
                 )
                 self._json_schema_supported = True
                 try:
-                    return schema.model_validate(_parse_json(text))
-                except (ValidationError, json.JSONDecodeError, ValueError) as e:
-                    log.info("llm %s: json_schema reply did not validate: %s", purpose, e)
-            except openai.BadRequestError as e:
-                log.info("llm %s: endpoint refused json_schema (%s); using JSON mode", purpose, e)
-                self._json_schema_supported = False
-            except openai.UnprocessableEntityError as e:
+                    return validate(_parse_json(text))
+                except (ValidationError, ValueError) as e:
+                    log.info("llm %s: json_schema reply did not validate: %s", purpose, _why(e))
+            except LLMRequestError as e:
+                if e.status_code not in (400, 422):
+                    raise
                 log.info("llm %s: endpoint refused json_schema (%s); using JSON mode", purpose, e)
                 self._json_schema_supported = False
         self.ledger.fallbacks += 1
@@ -293,7 +410,7 @@ class LLMClient:
             + json.dumps(json_schema, separators=(",", ":"))
         )
         fallback = [{"role": "system", "content": instruction}, *msgs]
-        last_error: Exception | None = None
+        last_error = ""
         for _ in range(2):
             text = await self._create(
                 purpose,
@@ -302,19 +419,28 @@ class LLMClient:
                 response_format={"type": "json_object"},
             )
             try:
-                return schema.model_validate(_parse_json(text))
-            except (ValidationError, json.JSONDecodeError, ValueError) as e:
-                last_error = e
+                return validate(_parse_json(text))
+            except (ValidationError, ValueError) as e:
+                last_error = _why(e)
                 fallback = [
                     *fallback,
                     {"role": "assistant", "content": text},
                     {
                         "role": "user",
-                        "content": f"That reply was invalid: {str(e)[:1500]}. "
+                        "content": f"That reply was invalid: {last_error[:1500]}. "
                         "Answer again with corrected JSON only.",
                     },
                 ]
         self.ledger.failures += 1
         raise LLMError(
             f"{purpose}: the model's reply did not validate as {schema.__name__}: {last_error}"
-        ) from last_error
+        )
+
+
+def _why(e: Exception) -> str:
+    """A validation or JSON error in one line."""
+    if isinstance(e, ValidationError):
+        return describe_error(e)
+    if isinstance(e, json.JSONDecodeError):
+        return f"not JSON ({e.msg} at line {e.lineno} column {e.colno})"
+    return str(e)

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -140,8 +141,11 @@ def exit_code(failed: bool, fell_back: bool) -> int:
     return 1 if failed else EXIT_FELL_BACK if fell_back else 0
 
 
-def extraction_lines(x: dict[str, Any]) -> list[str]:
-    """The extraction part of the ingest summary: extractor, token/cost ledger, fallbacks."""
+def extraction_lines(x: dict[str, Any], *, max_lines: int = 10) -> list[str]:
+    """The extraction part of the ingest summary: extractor, ledger, fallbacks, issues.
+
+    The issues are the model's records that were left out or repaired (the first `max_lines`).
+    """
     if not x:
         return []
     line = f"extraction: {x.get('extractor') or '?'}, {x.get('sessions', 0)} sessions"
@@ -159,7 +163,13 @@ def extraction_lines(x: dict[str, Any]) -> list[str]:
             f"[yellow]extraction fell back to the offline rules for {len(fb)} sessions "
             f"(exit code {EXIT_FELL_BACK}):[/]"
         )
-        out += [f"  {f}" for f in fb[:10]]
+        out += [f"  {escape(f)}" for f in fb[:max_lines]]
+    issues = x.get("issues") or []
+    if issues:
+        out.append(f"[yellow]{len(issues)} extracted records left out or repaired:[/]")
+        out += [f"  {escape(i)}" for i in issues[:max_lines]]
+        if len(issues) > max_lines:
+            out.append(f"  ... and {len(issues) - max_lines} more (use --json)")
     return out
 
 

@@ -2,7 +2,9 @@
 
 `remgraph extract [--project P]... [--session ID]... [--llm] [--json]`. Useful after
 `remgraph ingest --no-extract`, or to run the LLM extractor over sessions first processed offline.
-Sessions already counted are no-ops, so repeating it is safe. The composition root mounts it with
+Sessions already counted are no-ops, so repeating it is safe. Like `remgraph ingest`, it prints
+the LLM's token/cost ledger and the sessions that fell back to the offline rules, and exits 3
+after a fallback (1 when something failed). The composition root mounts it with
 `app.command("extract")(extract)`.
 """
 
@@ -14,9 +16,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from graph.connect import graph_session
+from ingest.cli import exit_code, extraction_lines
 from ingest.config import IngestSettings
 from ingest.extract.models import ExtractionReport
 from ingest.extract.service import extract_stored
@@ -29,7 +33,8 @@ def report_table(rep: ExtractionReport) -> Table:
     t = Table(title="extraction summary")
     t.add_column("item")
     t.add_column("count", justify="right")
-    for name, value in rep.model_dump(exclude={"failures", "llm_usage"}).items():
+    shown_apart = {"failures", "fallbacks", "issues", "extractor", "llm_usage"}
+    for name, value in rep.model_dump(exclude=shown_apart).items():
         t.add_row(
             name.replace("_", " "), f"{value:.2f}" if isinstance(value, float) else str(value)
         )
@@ -67,6 +72,9 @@ def extract(
         console = Console()
         console.print(report_table(rep))
         for f in rep.failures:
-            console.print(f"[red]failed[/] {f}", highlight=False)
-    if rep.failures:
-        raise typer.Exit(1)
+            console.print(f"[red]failed[/] {escape(f)}", highlight=False)
+        for line in extraction_lines(rep.summary()):
+            console.print(line, highlight=False)
+    code = exit_code(bool(rep.failures), bool(rep.fallbacks))
+    if code:
+        raise typer.Exit(code)

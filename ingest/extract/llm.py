@@ -20,26 +20,40 @@ role, then one user message holding the transcript (each turn as `[ordinal] time
 text`, times in UTC), then, for pass 2, pass 1's overview of the same turns (JSON), and the pass's
 instructions at the end. Pass 3 reads passes 1–2 (JSON) the same way.
 
+Replies are read record by record (`LLMClient.structured_records`): models answer `"turns":
+["[3]"]`, `"kind": "architecture"`, `"complexity": 7` or a repeated instruction as an object, and
+one such record used to fail the whole pass, so the session fell back to the offline rules and
+everything the model said was lost. Now ordinals are read from strings, off-list kinds take the
+field's default (`other`, `preference`, `problem-solution`), scores on a 0–10 or 0–100 scale are
+rescaled, and a record that still does not validate is left out with an issue naming the pass,
+the record and the field (`pass 2 decisions[1]: object: Field required`); the rest of the reply
+is kept. Only a reply that is not a JSON object (after one re-ask) fails the pass, and the
+session then falls back to the offline rules. A failed pass 3 leaves the quality unset and keeps
+passes 1–2.
+
 The model refers to turns by their `[ordinal]`. An item citing unknown ordinals is tied to the
-turn whose words it shares most (at least two content words), else dropped, so every extracted
-item keeps provenance to real turns. What passes 2–3 return beyond the candidates is kept on the
-session enrichment: repeated instructions (also as rules), frustration quotes, the quality
-sub-scores and rationale.
+turn whose words it shares most (at least two content words), else left out, so every extracted
+item keeps provenance to real turns; either way an issue names the item and the ordinals. What
+passes 1–3 return beyond the candidates is kept on the session's `meta` (`llm_*`): complexity,
+tool counts, repeated instructions (also as rules), frustration quotes, the quality sub-scores
+and rationale. `ExtractionResult.issues` carries every issue; the ingest summary prints them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
-from ai.llm import LLMClient, Message, estimate_tokens
+from ai.llm import LLMClient, LLMError, Message, estimate_tokens
+from ai.records import RecordIssue
 from core.ids import normalize_key
 from core.text import content_words
-from graph.models import CorrectionType, LessonCategory
+from graph.models import CorrectionType, FactKind, LessonCategory
 from ingest.extract.config import ExtractSettings
 from ingest.extract.models import (
     CorrectionCandidate,
@@ -52,6 +66,7 @@ from ingest.extract.models import (
     TopicCandidate,
     TurnInput,
 )
+from ingest.extract.outcome import Outcome
 from ingest.extract.text import clean_text, technologies
 
 __all__ = [
@@ -62,6 +77,106 @@ __all__ = [
     "chunk_turns",
 ]
 
+# --- lenient field types: what models write instead of the schema's exact shape -------------------
+
+_ORDINALS = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
+
+
+def _ordinals(v: Any) -> Any:
+    """`3`, `"3"`, `"[3]"`, `"t3"`, `"turn 3"`, `"3-5"` or a list of those → ordinals."""
+    items = v if isinstance(v, list) else [v]
+    out: list[Any] = []
+    for x in items:
+        if not isinstance(x, str):
+            out.append(x)
+            continue
+        found = _ORDINALS.findall(x)
+        for a, b in found:
+            lo, hi = int(a), int(b or a)
+            out += list(range(lo, hi + 1)) if hi - lo < 100 else [lo, hi]
+        if not found:
+            out.append(x)  # no number in it: the validation error names it
+    return out
+
+
+def _ordinal(v: Any) -> Any:
+    """The first ordinal of `v` (a frustration signal cites one turn)."""
+    got = _ordinals(v)
+    return got[0] if got else v
+
+
+_WORDS = {"low": 0.25, "medium": 0.5, "moderate": 0.5, "high": 0.8, "very high": 0.95}
+
+
+def _score(v: Any) -> Any:
+    """A score in [0, 1]: `"high"` → 0.8, `7` (of 10) → 0.7, `85` (of 100) → 0.85."""
+    if isinstance(v, str):
+        word = v.strip().lower()
+        if word in _WORDS:
+            return _WORDS[word]
+        try:
+            v = float(word.rstrip("%")) / (100 if word.endswith("%") else 1)
+        except ValueError:
+            return v
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        if 1 < v <= 10:
+            return v / 10
+        if 10 < v <= 100:
+            return v / 100
+    return v
+
+
+def _one_of(
+    options: tuple[str, ...], default: str | None, synonyms: dict[str, str] | None = None
+) -> Any:
+    """A validator mapping `v` onto `options` (case, `-`/`_`/space and synonyms aside).
+
+    Anything else becomes `default`: an off-list kind is the model's wording, not a reason to
+    lose the record.
+    """
+
+    def pick(v: Any) -> Any:
+        if not isinstance(v, str):
+            return v
+        key = re.sub(r"[\s_-]+", "_", v.strip().lower())
+        for o in options:
+            if key == o.replace("-", "_"):
+                return o
+        return (synonyms or {}).get(key, default)
+
+    return BeforeValidator(pick)
+
+
+def _text(v: Any) -> Any:
+    """A string, or the first text value of an object the model wrote instead of one."""
+    if isinstance(v, dict):
+        for k in ("text", "instruction", "rule", "rule_text", "content", "statement"):
+            if isinstance(v.get(k), str):
+                return v[k]
+        return next((x for x in v.values() if isinstance(x, str)), v)
+    return v
+
+
+Ordinals = Annotated[list[int], BeforeValidator(_ordinals)]
+Score = Annotated[float, BeforeValidator(_score), Field(ge=0.0, le=1.0)]
+Text = Annotated[str, BeforeValidator(_text)]
+_OUTCOMES: tuple[str, ...] = get_args(Outcome)
+_OUTCOME_SYNONYMS = {
+    "failure": "failed",
+    "fail": "failed",
+    "error": "failed",
+    "completed": "success",
+    "complete": "success",
+    "done": "success",
+    "resolved": "success",
+    "successful": "success",
+    "partial_success": "partial",
+    "in_progress": "ongoing",
+    "open": "ongoing",
+    "unresolved": "ongoing",
+}
+
+
 # --- structured output schemas -------------------------------------------------------------------
 
 
@@ -70,7 +185,7 @@ class TopicItem(BaseModel):
 
     title: str
     keywords: list[str] = Field(default_factory=list)
-    turns: list[int] = Field(default_factory=list, description="ordinals of mentioning turns")
+    turns: Ordinals = Field(default_factory=list, description="ordinals of mentioning turns")
 
 
 class SessionOverview(BaseModel):
@@ -79,8 +194,8 @@ class SessionOverview(BaseModel):
     summary: str = ""
     intent: str = ""
     topics: list[TopicItem] = Field(default_factory=list, description="in order of appearance")
-    outcome: Literal["success", "partial", "failure", "abandoned", "unknown"] = "unknown"
-    complexity: float = Field(default=0.5, ge=0.0, le=1.0)
+    outcome: Annotated[Outcome | None, _one_of(_OUTCOMES, None, _OUTCOME_SYNONYMS)] = None
+    complexity: Score = 0.5
 
 
 class DecisionItem(BaseModel):
@@ -90,30 +205,32 @@ class DecisionItem(BaseModel):
     predicate: str
     object: str
     statement: str = ""
-    kind: Literal["decision", "preference", "tech_stack", "project", "todo", "event", "other"] = (
+    kind: Annotated[FactKind, _one_of(get_args(FactKind), "other", {"tech": "tech_stack"})] = (
         "decision"
     )
-    turns: list[int] = Field(default_factory=list)
-    confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    turns: Ordinals = Field(default_factory=list)
+    confidence: Score = 0.7
 
 
 class CorrectionItem(BaseModel):
     """The user correcting the agent."""
 
-    type: CorrectionType = "preference"
+    type: Annotated[
+        CorrectionType, _one_of(get_args(CorrectionType), "preference", {"tool": "tool_usage"})
+    ] = "preference"
     original_behaviour: str = ""
     corrected_behaviour: str = ""
     rule_text: str
     explicit_rule: bool = False
-    turns: list[int] = Field(default_factory=list)
-    confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    turns: Ordinals = Field(default_factory=list)
+    confidence: Score = 0.7
     action: Literal["ADD", "UPDATE", "INVALIDATE", "NOOP"] | None = None
 
 
 class FrustrationItem(BaseModel):
     """A sign of user frustration."""
 
-    turn: int
+    turn: Annotated[int, BeforeValidator(_ordinal)]
     quote: str = ""
 
 
@@ -130,10 +247,13 @@ class KnowledgeItem(BaseModel):
 
     title: str
     content: str
-    category: LessonCategory = "problem-solution"
+    category: Annotated[
+        LessonCategory,
+        _one_of(get_args(LessonCategory), "problem-solution", {"best_practices": "best-practice"}),
+    ] = "problem-solution"
     applicable_when: str = ""
     keywords: list[str] = Field(default_factory=list)
-    turns: list[int] = Field(default_factory=list)
+    turns: Ordinals = Field(default_factory=list)
     has_examples: bool = False
     has_steps: bool = False
 
@@ -143,20 +263,20 @@ class SessionKnowledge(BaseModel):
 
     decisions: list[DecisionItem] = Field(default_factory=list)
     corrections: list[CorrectionItem] = Field(default_factory=list)
-    repeated_instructions: list[str] = Field(default_factory=list)
+    repeated_instructions: list[Text] = Field(default_factory=list)
     frustration_signals: list[FrustrationItem] = Field(default_factory=list)
     tool_stats: list[ToolStatItem] = Field(default_factory=list)
     new_knowledge: list[KnowledgeItem] = Field(default_factory=list)
-    rules: list[str] = Field(default_factory=list)
+    rules: list[Text] = Field(default_factory=list)
 
 
 class SessionQuality(BaseModel):
     """Pass 3: quality scores from passes 1–2."""
 
-    quality: float = Field(ge=0.0, le=1.0)
-    clarity: float = Field(default=0.5, ge=0.0, le=1.0)
-    efficiency: float = Field(default=0.5, ge=0.0, le=1.0)
-    knowledge_value: float = Field(default=0.5, ge=0.0, le=1.0)
+    quality: Score
+    clarity: Score = 0.5
+    efficiency: Score = 0.5
+    knowledge_value: Score = 0.5
     rationale: str = ""
 
 
@@ -167,7 +287,8 @@ _SYSTEM = (
 _PASS1 = """PASS 1 (overview). Above is one agent session transcript. Each line starts with the
 turn's [ordinal] and its UTC time. Describe the session: a 1–3 sentence summary, the user's
 intent, the topics in the order they appear (short titles, keywords, the ordinals of turns that
-discuss them), the outcome and a complexity in [0, 1]. Use only what the transcript says."""
+discuss them), the outcome (success, partial, failed, abandoned or ongoing) and a complexity in
+[0, 1]. Use only what the transcript says."""
 
 _PASS2 = """PASS 2 (knowledge). Above are the transcript and your pass-1 overview of it (use the
 overview's topics and outcome as context; the transcript is the evidence). From the transcript
@@ -191,7 +312,8 @@ session (JSON). Merge them into one overview of the whole session: summary, inte
 def _render(turns: Sequence[TurnInput], max_chars: int = 6000) -> str:
     lines = []
     for t in turns:
-        who = t.role if not t.speaker else f"{t.role}({t.speaker})"
+        named = t.speaker and t.speaker.casefold() != t.role.casefold()
+        who = f"{t.role}({t.speaker})" if named else t.role
         tool = f" [{t.tool_name}{'' if t.tool_ok is None else ' ok' if t.tool_ok else ' FAILED'}]"
         at = t.timestamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
         lines.append(
@@ -258,52 +380,88 @@ class LLMExtractor:
         turns = [t for t in session.turns if t.text.strip()]
         total = sum(estimate_tokens(t.text) for t in turns)
         s = self.settings
+        issues: list[str] = []
         if total <= s.llm_whole_session_tokens:
             self.last_mode = "single"
-            overview = await self._pass1(turns)
-            knowledge = await self._pass2(turns, overview)
+            overview = await self._pass1(turns, issues)
+            knowledge = await self._pass2(turns, overview, issues)
             support: dict[str, float] = {}
         else:
             self.last_mode = "map_reduce" if total > s.llm_map_reduce_tokens else "chunked"
             chunks = chunk_turns(turns, s.llm_chunk_tokens, s.llm_chunk_overlap)
-            overviews = [await self._pass1(c) for c in chunks]
-            knowledges = [await self._pass2(c, o) for c, o in zip(chunks, overviews, strict=True)]
-            overview = await self._reduce_overviews(overviews)
+            n = len(chunks)
+            overviews = [
+                await self._pass1(c, issues, f"chunk {i}/{n}") for i, c in enumerate(chunks, 1)
+            ]
+            knowledges = [
+                await self._pass2(c, o, issues, f"chunk {i}/{n}")
+                for i, (c, o) in enumerate(zip(chunks, overviews, strict=True), 1)
+            ]
+            overview = await self._reduce_overviews(overviews, issues)
             knowledge, support = _merge_knowledge(knowledges)
-        quality = await self._pass3(overview, knowledge)
-        return self._to_result(session, turns, overview, knowledge, quality, support)
+        quality = await self._pass3(overview, knowledge, issues)
+        return self._to_result(session, turns, overview, knowledge, quality, support, issues)
 
-    async def _pass1(self, turns: Sequence[TurnInput]) -> SessionOverview:
-        return await self.llm.structured(
+    async def _ask(
+        self, messages: list[Message], schema: type[_M], purpose: str, where: str, issues: list[str]
+    ) -> _M:
+        """One pass's call, read record by record; the records left out become `issues`."""
+        value, dropped = await self.llm.structured_records(messages, schema, purpose=purpose)
+        issues += [_issue(where, d) for d in dropped]
+        return value
+
+    async def _pass1(
+        self, turns: Sequence[TurnInput], issues: list[str], chunk: str = ""
+    ) -> SessionOverview:
+        return await self._ask(
             prompt(_PASS1, ("transcript", _render(turns))),
             SessionOverview,
-            purpose="extract.pass1",
+            "extract.pass1",
+            _where("pass 1", chunk),
+            issues,
         )
 
     async def _pass2(
-        self, turns: Sequence[TurnInput], overview: SessionOverview
+        self,
+        turns: Sequence[TurnInput],
+        overview: SessionOverview,
+        issues: list[str],
+        chunk: str = "",
     ) -> SessionKnowledge:
-        return await self.llm.structured(
+        return await self._ask(
             prompt(
                 _PASS2,
                 ("transcript", _render(turns)),
                 ("overview", overview.model_dump_json()),
             ),
             SessionKnowledge,
-            purpose="extract.pass2",
+            "extract.pass2",
+            _where("pass 2", chunk),
+            issues,
         )
 
-    async def _pass3(self, o: SessionOverview, k: SessionKnowledge) -> SessionQuality:
+    async def _pass3(
+        self, o: SessionOverview, k: SessionKnowledge, issues: list[str]
+    ) -> SessionQuality | None:
+        """Pass 3, or None when it fails: passes 1–2 are kept either way."""
         payload = json.dumps(
             {"overview": o.model_dump(), "knowledge": k.model_dump()}, separators=(",", ":")
         )
-        return await self.llm.structured(
-            prompt(_PASS3, ("session", payload[:200_000])),
-            SessionQuality,
-            purpose="extract.pass3",
-        )
+        try:
+            return await self._ask(
+                prompt(_PASS3, ("session", payload[:200_000])),
+                SessionQuality,
+                "extract.pass3",
+                "pass 3",
+                issues,
+            )
+        except LLMError as e:
+            issues.append(f"pass 3 failed, quality left unset: {e}")
+            return None
 
-    async def _reduce_overviews(self, parts: list[SessionOverview]) -> SessionOverview:
+    async def _reduce_overviews(
+        self, parts: list[SessionOverview], issues: list[str]
+    ) -> SessionOverview:
         # Hierarchical reduce: at most 8 overviews per call, so the prompt stays bounded.
         while len(parts) > 1:
             merged: list[SessionOverview] = []
@@ -314,10 +472,12 @@ class LLMExtractor:
                     continue
                 payload = json.dumps([p.model_dump() for p in group], separators=(",", ":"))
                 merged.append(
-                    await self.llm.structured(
+                    await self._ask(
                         prompt(_REDUCE, ("overviews", payload)),
                         SessionOverview,
-                        purpose="extract.reduce",
+                        "extract.reduce",
+                        "pass 1 (reduce)",
+                        issues,
                     )
                 )
             parts = merged
@@ -329,10 +489,11 @@ class LLMExtractor:
         turns: Sequence[TurnInput],
         o: SessionOverview,
         k: SessionKnowledge,
-        q: SessionQuality,
+        q: SessionQuality | None,
         support: dict[str, float],
+        issues: list[str],
     ) -> ExtractionResult:
-        m = _Candidates(session.project, turns, support)
+        m = _Candidates(session.project, turns, support, issues)
         corrections = m.corrections(k.corrections)
         corrections += m.rules([*k.rules, *k.repeated_instructions], corrections)
         stats = {t.tool: {"calls": t.calls, "failures": t.failures} for t in k.tool_stats if t.tool}
@@ -354,25 +515,45 @@ class LLMExtractor:
                 intent=o.intent or None,
                 outcome=o.outcome,
                 complexity=o.complexity,
-                quality=q.quality,
+                quality=q.quality if q is not None else None,
                 frustration_signals=len(k.frustration_signals),
                 tool_stats=stats,
-                meta=_meta(k, q),
+                meta=_meta(o, k, q),
             ),
             extractor=self.name,
             llm_usage={"mode": self.last_mode, **self.llm.ledger.as_dict()},
+            issues=tuple(issues),
         )
 
 
-def _meta(k: SessionKnowledge, q: SessionQuality) -> dict[str, str]:
-    """What passes 2–3 say about the session beyond the candidates, for the session's `meta`."""
-    out = {
-        "llm_clarity": f"{q.clarity:.2f}",
-        "llm_efficiency": f"{q.efficiency:.2f}",
-        "llm_knowledge_value": f"{q.knowledge_value:.2f}",
-    }
-    if q.rationale.strip():
-        out["llm_rationale"] = q.rationale.strip()[:500]
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _where(pass_name: str, chunk: str) -> str:
+    return f"{pass_name} ({chunk})" if chunk else pass_name
+
+
+def _issue(where: str, d: RecordIssue) -> str:
+    """`pass 2 decisions[1] left out: object: Field required; record {...}`."""
+    if not d.excerpt:
+        return f"{where} {d.path}: {d.reason}"
+    return f"{where} {d.path} left out: {d.reason}; record {d.excerpt}"
+
+
+def _meta(o: SessionOverview, k: SessionKnowledge, q: SessionQuality | None) -> dict[str, str]:
+    """What passes 1–3 say about the session beyond the candidates, for the session's `meta`."""
+    out = {"llm_complexity": f"{o.complexity:.2f}"}
+    if q is not None:
+        out |= {
+            "llm_clarity": f"{q.clarity:.2f}",
+            "llm_efficiency": f"{q.efficiency:.2f}",
+            "llm_knowledge_value": f"{q.knowledge_value:.2f}",
+        }
+        if q.rationale.strip():
+            out["llm_rationale"] = q.rationale.strip()[:500]
+    tools = [f"{t.tool} {t.calls}/{t.failures}" for t in k.tool_stats if t.tool]
+    if tools:
+        out["llm_tool_stats"] = ", ".join(tools)[:1000]  # tool calls/failures
     quotes = [f"[{f.turn}] {f.quote.strip()}" for f in k.frustration_signals if f.quote.strip()]
     if quotes:
         out["llm_frustration"] = " | ".join(quotes)[:1000]
@@ -384,35 +565,62 @@ def _meta(k: SessionKnowledge, q: SessionQuality) -> dict[str, str]:
 class _Candidates:
     """Turns the model's items, which cite turns by ordinal, into candidates with provenance.
 
-    An item citing no turn of the session is dropped (no provenance, no knowledge).
+    An item citing no turn of the session, and sharing too few words with any, is left out (no
+    provenance, no knowledge); every cited ordinal that does not exist is reported in `issues`.
     """
 
-    def __init__(self, project: str, turns: Sequence[TurnInput], support: dict[str, float]) -> None:
+    def __init__(
+        self,
+        project: str,
+        turns: Sequence[TurnInput],
+        support: dict[str, float],
+        issues: list[str],
+    ) -> None:
         self.project = project
         self.turns = turns
         self.by_ord = {t.ordinal: t for t in turns}
         self.support = support
+        self.issues = issues
 
     def ids(self, ords: Sequence[int]) -> tuple[str, ...]:
         """Ids of the cited turns, once each, in citation order."""
         return tuple(dict.fromkeys(self.by_ord[o].id for o in ords if o in self.by_ord))
 
-    def cite(self, ords: Sequence[int], text: str) -> list[int]:
+    def cite(
+        self, ords: Sequence[int], text: str, what: str, among: Sequence[TurnInput] | None = None
+    ) -> list[int]:
         """The cited ordinals that exist; when none does, the turn sharing most words with `text`.
 
         Models often get ordinals wrong while the item itself is right: tie it to the turn that
-        says it (at least two shared content words), rather than drop it.
+        says it (at least two shared content words; only `among` when given), rather than drop
+        it. `what` names the item in the issue that reports unknown ordinals.
         """
         known = [o for o in ords if o in self.by_ord]
+        unknown = [o for o in ords if o not in self.by_ord]
         if known:
+            if unknown:
+                self.issues.append(
+                    f"{what}: cites turns {unknown} not in the session; kept {known}"
+                )
             return known
         want = set(content_words(text))
         best, score = None, 1
-        for t in self.turns:
+        for t in self.turns if among is None else among:
             n = len(want & set(content_words(t.text[:4000])))
             if n > score:
                 best, score = t.ordinal, n
-        return [best] if best is not None else []
+        cited = f"cites turns {list(ords)}, none in the session" if ords else "cites no turn"
+        if best is None:
+            self.issues.append(f"{what} left out: {cited} ({self._span()}) and no turn says it")
+            return []
+        if ords:
+            self.issues.append(f"{what}: {cited}; tied to turn [{best}], which says it")
+        return [best]
+
+    def _span(self) -> str:
+        if not self.turns:
+            return "no turns"
+        return f"ordinals {self.turns[0].ordinal}–{self.turns[-1].ordinal}"
 
     def times(self, ords: Sequence[int]) -> list[datetime]:
         return [self.by_ord[o].timestamp for o in ords if o in self.by_ord]
@@ -431,12 +639,12 @@ class _Candidates:
     def topics(self, items: Sequence[TopicItem]) -> list[TopicCandidate]:
         out = []
         for tp in items:
-            cited = self.cite(tp.turns, " ".join([tp.title, *tp.keywords]))
-            tp = tp.model_copy(update={"turns": cited})
-            tids = self.ids(tp.turns)
+            what = f"pass 1 topic {_quote(tp.title)}"
+            cited = self.cite(tp.turns, " ".join([tp.title, *tp.keywords]), what)
+            tids = self.ids(cited)
             if not tids:
                 continue
-            texts = [self.by_ord[x].text for x in tp.turns if x in self.by_ord]
+            texts = [self.by_ord[x].text for x in cited]
             out.append(
                 TopicCandidate(
                     title=tp.title.strip()[:120],
@@ -448,8 +656,8 @@ class _Candidates:
                             dict.fromkeys(x for tx in texts for x in technologies(tx))
                         ),
                     ),
-                    first_seen=min(self.times(tp.turns)),
-                    last_seen=max(self.times(tp.turns)),
+                    first_seen=min(self.times(cited)),
+                    last_seen=max(self.times(cited)),
                 )
             )
         return out
@@ -458,9 +666,9 @@ class _Candidates:
         out = []
         for d in items:
             text = d.statement or f"{d.subject} {d.predicate} {d.object}"
-            d = d.model_copy(update={"turns": self.cite(d.turns, text)})
-            tids = self.ids(d.turns)
-            if not tids or self.when(d.turns) is None:
+            cited = self.cite(d.turns, text, f"pass 2 decision {_quote(text)}")
+            tids = self.ids(cited)
+            if not tids:
                 continue
             out.append(
                 FactCandidate(
@@ -468,10 +676,10 @@ class _Candidates:
                     predicate=d.predicate,
                     object=d.object,
                     kind=d.kind,
-                    statement=d.statement or f"{d.subject} {d.predicate} {d.object}",
+                    statement=text,
                     confidence=self.conf(f"d:{_dkey(d)}", d.confidence),
                     turn_ids=tids,
-                    valid_from=min(self.times(d.turns)),
+                    valid_from=min(self.times(cited)),
                 )
             )
         return out
@@ -479,10 +687,14 @@ class _Candidates:
     def corrections(self, items: Sequence[CorrectionItem]) -> list[CorrectionCandidate]:
         out = []
         for c in items:
-            c = c.model_copy(update={"turns": self.cite(c.turns, c.rule_text)})
-            tids = self.ids(c.turns)
-            seen = self.when(c.turns)
-            if not tids or seen is None or not c.rule_text.strip():
+            what = f"pass 2 correction {_quote(c.rule_text)}"
+            if not c.rule_text.strip():
+                self.issues.append(f"{what} left out: rule_text is empty")
+                continue
+            cited = self.cite(c.turns, c.rule_text, what)
+            tids = self.ids(cited)
+            seen = self.when(cited)
+            if not tids or seen is None:
                 continue
             out.append(
                 CorrectionCandidate(
@@ -502,17 +714,21 @@ class _Candidates:
     def rules(
         self, rules: Sequence[str], corrections: Sequence[CorrectionCandidate]
     ) -> list[CorrectionCandidate]:
-        """Standing rules not already a correction, tied to the first user turn that says them."""
-        known = {normalize_key(c.rule_text) for c in corrections}
+        """Standing rules not already a correction, tied to the user turn that says them."""
+        known = {_rule_key(c.rule_text) for c in corrections}
         user_turns = [t for t in self.turns if t.role == "user"]
         out = []
         for rule in rules:
-            key = normalize_key(rule)
-            if key in known:
+            key = _rule_key(rule)
+            if not key or key in known:
                 continue
             src = next((t for t in user_turns if key[:20] in normalize_key(t.text)), None)
-            if src is None:
-                continue  # a rule we cannot tie to a turn has no provenance: drop it
+            if src is None:  # said in other words: the user turn sharing most of them
+                what = f"pass 2 rule {_quote(rule)}"
+                cited = self.cite([], rule, what, among=user_turns)
+                if not cited:
+                    continue  # a rule we cannot tie to a turn has no provenance
+                src = self.by_ord[cited[0]]
             known.add(key)
             out.append(
                 CorrectionCandidate(
@@ -530,11 +746,10 @@ class _Candidates:
     def lessons(self, items: Sequence[KnowledgeItem]) -> list[LessonCandidate]:
         out = []
         for item in items:
-            item = item.model_copy(
-                update={"turns": self.cite(item.turns, f"{item.title} {item.content}")}
-            )
-            tids = self.ids(item.turns)
-            seen = self.when(item.turns)
+            what = f"pass 2 lesson {_quote(item.title)}"
+            cited = self.cite(item.turns, f"{item.title} {item.content}", what)
+            tids = self.ids(cited)
+            seen = self.when(cited)
             if not tids or seen is None:
                 continue
             out.append(
@@ -552,6 +767,16 @@ class _Candidates:
                 )
             )
         return out
+
+
+def _rule_key(text: str) -> str:
+    """A rule's key: the same words with or without the closing full stop are one rule."""
+    return normalize_key(text).rstrip(" .!;:")
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    t = " ".join(text.split())
+    return f"'{t if len(t) <= limit else t[: limit - 1] + '…'}'"
 
 
 def _dkey(d: DecisionItem) -> str:

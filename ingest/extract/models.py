@@ -235,6 +235,9 @@ class ExtractionResult(BaseModel):
     """Which extractor produced it."""
     llm_usage: dict[str, Any] = Field(default_factory=dict)
     """LLM ledger (LLM extractor only)."""
+    issues: tuple[str, ...] = ()
+    """What the extractor left out or repaired, one line each naming the pass, the record and
+    the field (LLM extractor only: records that did not validate, ordinals not in the session)."""
 
 
 class ExtractionReport(BaseModel):
@@ -276,12 +279,24 @@ class ExtractionReport(BaseModel):
     """One line per session that could not be processed."""
     fallbacks: list[str] = Field(default_factory=list)
     """One line per session the LLM could not extract, extracted by the offline rules instead."""
+    issues: list[str] = Field(default_factory=list)
+    """One line per record the extractor left out or repaired, prefixed `project/session:`."""
     extractor: str = ""
     """The extractor of the run (`offline` or `llm`)."""
     seconds: float = 0.0
     """Wall time."""
     llm_usage: dict[str, Any] = Field(default_factory=dict)
     """LLM ledger of the run."""
+
+    def summary(self) -> dict[str, Any]:
+        """What a command's summary shows of extraction: extractor, ledger, fallbacks, issues."""
+        return {
+            "extractor": self.extractor,
+            "sessions": self.sessions,
+            "llm_usage": self.llm_usage,
+            "fallbacks": list(self.fallbacks),
+            "issues": list(self.issues),
+        }
 
     def merge(self, other: ExtractionReport) -> None:
         """Add another report's counters into this one."""

@@ -187,6 +187,7 @@ class ExtractionHook:
             self._inline_runs += 1
         rep.turns = len(session.turns)
         rep.seconds = time.perf_counter() - t0
+        rep.issues += [f"{session.project}/{session.id}: {i}" for i in result.issues]
         if fallback_note:
             rep.fallbacks.append(fallback_note)
         self.report.merge(rep)
@@ -213,13 +214,14 @@ class ExtractionHook:
         return self.report
 
     def ingest_summary(self) -> dict[str, Any]:
-        """What the ingest summary shows of extraction: extractor, ledger, fallbacks."""
-        r = self.report
-        return {
-            "extractor": r.extractor or self.extractor.name,
-            "sessions": r.sessions,
-            "llm_usage": r.llm_usage,
-            "fallbacks": list(r.fallbacks),
+        """What the ingest summary shows of extraction: extractor, ledger, fallbacks, issues.
+
+        The ledger is read from the client itself, so calls of sessions that fell back count.
+        """
+        llm = getattr(self._extractor, "llm", None)
+        return self.report.summary() | {
+            "extractor": self.report.extractor or self.extractor.name,
+            "llm_usage": llm.ledger.as_dict() if llm is not None else self.report.llm_usage,
         }
 
 

@@ -58,3 +58,33 @@ def test_cli_extract_json(graph_settings: GraphSettings, monkeypatch: pytest.Mon
     bad = CliRunner().invoke(app, ["extract", "--llm"])
     assert bad.exit_code != 0
     assert "REMGRAPH_LLM__BASE_URL" in bad.output
+
+
+def test_cli_extract_llm_prints_the_ledger_and_exits_3_on_a_fallback(
+    graph_settings: GraphSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.openai_stub import run_stub
+
+    async def seed() -> None:
+        db = make_test_db(graph_settings)
+        await migrate(db)
+        await store(db, pytest_session("llm", 0))
+        await db.close()
+
+    asyncio.run(seed())
+    set_engine_env(monkeypatch, graph_settings)
+    app = typer.Typer()
+    app.command("extract")(extract)
+    app.command("noop")(lambda: None)
+    with run_stub(lambda path, body: (503, {"error": {"message": "model is loading"}})) as stub:
+        monkeypatch.setenv("REMGRAPH_LLM__BASE_URL", stub.base_url)
+        monkeypatch.setenv("REMGRAPH_LLM__MAX_RETRIES", "1")
+        monkeypatch.setenv("COLUMNS", "400")
+        result = CliRunner().invoke(app, ["extract", "--project", "llm", "--llm"])
+    assert result.exit_code == 3, result.output
+    assert "extraction: llm, 1 sessions; LLM 0 calls (1 retries, 1 failed)" in result.output
+    assert (
+        "extraction fell back to the offline rules for 1 sessions (exit code 3):" in result.output
+    )
+    assert "model is loading); used offline rules" in result.output
+    assert "fallbacks" not in result.output  # not a row of the counts table

@@ -12,6 +12,8 @@ from graph.db import GraphDB
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from graph.repositories.lessons import LessonRepository
+from graph.repositories.sessions import SessionRepository
+from graph.repositories.topics import TopicRepository
 from ingest.config import IngestSettings
 from ingest.extract.llm import LLMExtractor
 from ingest.extract.service import ExtractionHook, make_extractor
@@ -154,4 +156,135 @@ async def test_unreachable_llm_falls_back_to_offline(graph_db: GraphDB, embedder
     assert "used offline rules" in rep.fallbacks[0]
     summary = hook.ingest_summary()
     assert summary["fallbacks"] == rep.fallbacks
-    assert summary["llm_usage"] == {} or summary["llm_usage"]["calls"] >= 1
+    usage = summary["llm_usage"]  # the client's own ledger: the failed attempts count
+    assert (usage["calls"], usage["retries"], usage["failures"]) == (0, 1, 1)
+
+
+OTHER = [
+    ("user", "Deploy the worker to staging."),
+    ("assistant", "Running npm install first."),
+    ("user", "No, use pnpm not npm."),
+    ("assistant", "Switched to pnpm; the worker is deployed."),
+]
+
+
+def loose_script(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Replies as local models write them; the `OTHER` session's pass 2 is not JSON at all."""
+    prompt = str(next(m for m in body["messages"] if m["role"] == "user")["content"])
+    asked = prompt.rsplit("</", 1)[-1]
+    if "PASS 1" in asked:
+        out: Any = {
+            "summary": "Database layer moved to PostgreSQL.",
+            "intent": "Set up the database layer",
+            "topics": [{"title": "database layer", "keywords": ["postgresql"], "turns": "0, 2"}],
+            "outcome": "completed",
+            "complexity": 7,
+        }
+    elif "PASS 2" in asked and "Deploy the worker" in prompt:
+        return 200, chat_completion("Sure! The user wants pnpm.")
+    elif "PASS 2" in asked:
+        out = {
+            "decisions": [
+                {
+                    "subject": "database",
+                    "predicate": "uses",
+                    "object": "PostgreSQL",
+                    "kind": "architecture",
+                    "turns": ["[2]", "[3]"],
+                    "confidence": "high",
+                },
+                {"subject": "orm", "predicate": "is", "turns": [1]},
+            ],
+            "corrections": [
+                {
+                    "type": "tooling",
+                    "original_behaviour": "use SQLite",
+                    "corrected_behaviour": "use PostgreSQL",
+                    "rule_text": "Use PostgreSQL instead of SQLite.",
+                    "turns": 2,
+                }
+            ],
+            "repeated_instructions": [{"instruction": "Use PostgreSQL instead of SQLite"}],
+            "frustration_signals": [{"turn": "[2]", "quote": "No, use PostgreSQL"}],
+            "tool_stats": [{"tool": "Bash", "calls": 3, "failures": 1}],
+            "new_knowledge": [
+                {
+                    "title": "psycopg is required for PostgreSQL",
+                    "content": "Problem: ImportError psycopg. Fix: pip install psycopg.",
+                    "category": "fix",
+                    "turns": ["turn 3"],
+                }
+            ],
+        }
+    else:
+        out = {"quality": "85%", "clarity": 9, "rationale": "Clear request, one correction."}
+    return 200, chat_completion(json.dumps(out), prompt_tokens=300, completion_tokens=40)
+
+
+async def test_what_the_model_returns_lands_and_a_bad_session_falls_back_alone(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
+    good = session("demo", "good", 0, LINES)
+    other = session("demo", "other", 1, OTHER)
+    with run_stub(loose_script) as stub:
+        llm = LLMClient(LLMSettings(base_url=stub.base_url, model="stub"), base_delay_s=0.01)
+        hook = ExtractionHook(IngestSettings(), embedder=embedder, extractor=LLMExtractor(llm))
+        for s in (good, other):
+            await store(graph_db, s)
+            await hook.run(graph_db, s)
+        report = await hook.finish(graph_db)
+        await llm.aclose()
+    t = [x.id for x in good.turns]
+    # decisions, corrections and lessons, with their provenance edges to the cited turns
+    facts = FactRepository(graph_db)
+    [fact] = [f for f in await facts.list_active("demo") if f.subject == "database"]
+    assert (fact.predicate, fact.object, fact.kind) == ("uses", "PostgreSQL", "other")
+    assert await facts.sources(fact.id) == [t[2], t[3]]
+    corrections = CorrectionRepository(graph_db)
+    by_rule = {c.rule_text: c for c in await corrections.list_by_project("demo")}
+    llm_rule = by_rule["Use PostgreSQL instead of SQLite."]
+    assert llm_rule.type == "preference"  # "tooling" is not a correction type: the default
+    assert await corrections.sources(llm_rule.id) == [t[2]]
+    # the session whose pass 2 was not JSON got the offline rules' correction, nothing else
+    offline = [c for c in by_rule.values() if "pnpm" in c.rule_text.lower()]
+    assert [await corrections.sources(c.id) for c in offline] == [[other.turns[2].id]]
+    [lesson] = await LessonRepository(graph_db).list_by_project("demo")
+    assert (lesson.title, lesson.category) == (
+        "psycopg is required for PostgreSQL",
+        "problem-solution",
+    )
+    assert await LessonRepository(graph_db).sources(lesson.id) == [t[3]]
+    topics = TopicRepository(graph_db)
+    [topic] = [x for x in await topics.list_all() if x.title == "database layer"]
+    assert await topics.mentioned_by(topic.id) == [t[0], t[2]]
+    # what passes 1 and 3 said is on the session
+    stored = await SessionRepository(graph_db).get(good.id)
+    assert (stored.summary, stored.intent, stored.outcome, stored.quality) == (
+        "Database layer moved to PostgreSQL.",
+        "Set up the database layer",
+        "success",
+        0.85,
+    )
+    assert {k: v for k, v in stored.meta.items() if k.startswith("llm_")} == {
+        "llm_complexity": "0.70",
+        "llm_clarity": "0.90",
+        "llm_efficiency": "0.50",
+        "llm_knowledge_value": "0.50",
+        "llm_rationale": "Clear request, one correction.",
+        "llm_frustration": "[2] No, use PostgreSQL",
+        "llm_repeated_instructions": "Use PostgreSQL instead of SQLite",
+        "llm_tool_stats": "Bash 3/1",
+    }
+    assert not any(
+        k.startswith("llm_") for k in (await SessionRepository(graph_db).get(other.id)).meta
+    )
+    # the record left out is named with its session, pass and field; the fallback with its reason
+    assert report.issues == [
+        f"demo/{good.id}: pass 2 decisions[1] left out: object: Field required;"
+        ' record {"subject": "orm", "predicate": "is", "turns": [1]}'
+    ]
+    assert report.fallbacks == [
+        f"demo/{other.id}: LLM failed (extract.pass2: the model's reply did not validate as"
+        " SessionKnowledge: not JSON (Expecting value at line 1 column 1)); used offline rules"
+    ]
+    assert hook.ingest_summary()["llm_usage"]["calls"] == 3 + 4  # good: 3; other: 1 + 3 (pass 2)

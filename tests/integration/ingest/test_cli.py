@@ -179,3 +179,88 @@ def test_cli_shows_the_ledger_and_exits_3_when_extraction_falls_back(
     assert "extraction: llm, 1 sessions; LLM 0 calls (0 retries, 1 failed)" in res.output
     assert "fell back to the offline rules for 1 sessions" in res.output
     assert "LLM failed" in res.output
+
+
+def _jsonl(path: Path, session_id: str, lines: list[tuple[str, str]]) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "session_id": session_id,
+                    "project": "demo",
+                    "role": role,
+                    "content": text,
+                    "timestamp": f"2026-03-01T09:0{i}:00Z",
+                }
+            )
+            + "\n"
+            for i, (role, text) in enumerate(lines)
+        )
+    )
+    return path
+
+
+def test_remgraph_ingest_prints_the_llm_ledger_and_exits_3_on_a_fallback(
+    env: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`remgraph ingest` with LLM extraction against the stub: ledger, issues, fallback, exit."""
+    from remgraph.cli import app
+    from tests.integration.extract.test_llm_path import LINES, OTHER, loose_script
+    from tests.openai_stub import chat_completion, run_stub
+
+    key = "sk-cli-test-9f8e7d6c5b4a"
+
+    def script(path: str, body: dict) -> tuple[int, dict]:
+        prompt = str(next(m for m in body["messages"] if m["role"] == "user")["content"])
+        if "Deploy the worker" in prompt:  # this session's key is refused, and echoed
+            return 401, {"error": {"message": f"Incorrect API key provided: {key}"}}
+        status, reply = loose_script(path, body)
+        usage = reply["usage"]
+        return status, chat_completion(
+            reply["choices"][0]["message"]["content"],
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+        )
+
+    good = _jsonl(tmp_path / "good.jsonl", "good", LINES)
+    other = _jsonl(tmp_path / "other.jsonl", "other", OTHER)
+    runner = CliRunner()
+    with run_stub(script) as stub:
+        for name, value in {
+            "REMGRAPH_EXTRACT__USE_LLM": "true",
+            "REMGRAPH_INGEST__DEFER_EMBEDDINGS": "false",
+            "REMGRAPH_LLM__BASE_URL": stub.base_url,
+            "REMGRAPH_LLM__MODEL": "stub",
+            "REMGRAPH_LLM__API_KEY": key,
+            "REMGRAPH_LLM__INPUT_COST_PER_MTOK": "1.0",
+            "REMGRAPH_LLM__OUTPUT_COST_PER_MTOK": "5.0",
+            "COLUMNS": "400",  # one summary line per line
+        }.items():
+            monkeypatch.setenv(name, value)
+        ok = runner.invoke(app, ["ingest", str(good)])
+        fell_back = runner.invoke(app, ["ingest", str(other), "--json"])
+        prompts = [b["messages"][-1]["content"] for _, b in stub.requests]
+    assert ok.exit_code == 0, ok.output
+    # three passes of 300 + 40 tokens at $1 / $5 per million
+    assert (
+        "extraction: llm, 1 sessions; LLM 3 calls (0 retries, 0 failed), 900 prompt + 120 "
+        "completion tokens, $0.0015" in ok.output
+    )
+    assert "1 extracted records left out or repaired:" in ok.output
+    assert "pass 2 decisions[1] left out: object: Field required" in ok.output
+    assert "fell back" not in ok.output
+    # the turns reached the model with their times, transcript first
+    assert prompts[0].startswith("<transcript>\n[0] 2026-03-01 09:00 user: Set up the database")
+    assert fell_back.exit_code == 3, fell_back.output
+    x = json.loads(fell_back.stdout)["extraction"]
+    assert x["llm_usage"]["failures"] == 1
+    [note] = x["fallbacks"]
+    assert note.endswith(
+        "LLM failed (LLM endpoint "
+        f"{stub.base_url} refused the request (HTTP 401): Error code: 401 - "
+        "Incorrect API key provided: ***); used offline rules"
+    )
+    assert key not in ok.output + fell_back.output + caplog.text

@@ -1,12 +1,20 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from pydantic import BaseModel
 
 from ai.config import LLMSettings
-from ai.llm import LLMClient, LLMError, LLMUnavailableError, Message, estimate_tokens
+from ai.llm import (
+    LLMClient,
+    LLMError,
+    LLMRequestError,
+    LLMUnavailableError,
+    Message,
+    estimate_tokens,
+)
 from tests.openai_stub import run_stub
 
 
@@ -153,3 +161,65 @@ async def test_unconfigured_endpoint() -> None:
 def test_estimate_tokens() -> None:
     assert estimate_tokens("") == 1
     assert estimate_tokens("x" * 400) == 100
+
+
+KEY = "sk-test-0123456789abcdef"
+
+
+async def test_the_key_never_shows_in_errors_or_logs(caplog: pytest.LogCaptureFixture) -> None:
+    """Endpoints echo the key they refuse (OpenAI, proxies); remgraph must not repeat it."""
+    caplog.set_level(logging.DEBUG)
+    with run_stub() as stub:
+        stub.reply(401, {"error": {"message": f"Incorrect API key provided: {KEY}"}})
+        stub.reply(500, {"error": {"message": f"upstream rejected {KEY}"}})
+        stub.reply(500, {"error": {"message": f"upstream rejected {KEY}"}})
+        stub.reply(400, {"error": {"message": f"json_schema unsupported for key {KEY}"}})
+        stub.chat_reply('{"label": "ok", "score": 1}')
+        host = stub.base_url.removeprefix("http://")
+        settings = LLMSettings(
+            base_url=f"http://user:url-secret-pw@{host}",
+            api_key=KEY,
+            max_retries=1,
+        )
+        c = LLMClient(settings, base_delay_s=0.01)
+        with pytest.raises(LLMRequestError) as refused:
+            await c.structured(MSGS, Verdict)
+        with pytest.raises(LLMUnavailableError) as down:
+            await c.structured(MSGS, Verdict)
+        assert (await c.structured(MSGS, Verdict)).label == "ok"  # after the refused json_schema
+        await c.aclose()
+    assert refused.value.status_code == 401
+    assert f"LLM endpoint http://{host} refused the request (HTTP 401)" in str(refused.value)
+    assert "Incorrect API key provided: ***" in str(refused.value)
+    assert str(down.value).startswith(f"LLM endpoint http://{host} failed after 2 attempts")
+    for e in (refused.value, down.value):
+        assert e.__cause__ is None
+        assert e.__suppress_context__
+    shown = [str(refused.value), str(down.value), caplog.text]
+    for secret in (KEY, "url-secret-pw"):
+        assert not any(secret in text for text in shown), secret
+    assert "***" in caplog.text  # the refused json_schema was logged, redacted
+    assert c.ledger.failures == 2
+
+
+async def test_structured_records_keeps_the_records_that_validate() -> None:
+    class Item(BaseModel):
+        name: str
+        n: int = 0
+
+    class Reply(BaseModel):
+        items: list[Item] = []
+        note: str = ""
+
+    with run_stub() as stub:
+        stub.chat_reply(json.dumps({"items": [{"name": "a"}, {"n": 2}, {"name": "c", "n": "x"}]}))
+        c = _client(stub.base_url)
+        out, issues = await c.structured_records(MSGS, Reply, purpose="r")
+        await c.aclose()
+    assert out == Reply(items=[Item(name="a")])
+    assert [str(i) for i in issues] == [
+        'items[1]: name: Field required in {"n": 2}',
+        "items[2]: n: Input should be a valid integer, unable to parse string as an integer"
+        ' (got "x") in {"name": "c", "n": "x"}',
+    ]
+    assert len(stub.requests) == 1  # a usable reply is not re-asked

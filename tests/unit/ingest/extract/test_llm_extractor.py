@@ -7,8 +7,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from ai.config import LLMSettings
-from ai.llm import LLMClient
+from ai.llm import LLMClient, LLMError
 from ingest.extract.config import ExtractSettings
 from ingest.extract.llm import LLMExtractor, chunk_turns
 from ingest.extract.models import SessionInput, TurnInput
@@ -81,8 +83,10 @@ QUALITY = {"quality": 0.8, "clarity": 0.9, "efficiency": 0.7, "knowledge_value":
 
 
 def _instructions(body: dict[str, Any]) -> str:
-    """The instructions of a pass: what follows the last tagged block of the last message."""
-    return str(body["messages"][-1]["content"]).rsplit("</", 1)[-1]
+    """The instructions of a pass: what follows the last tagged block of its user message (the
+    first one: a re-ask after an invalid reply appends the reply and a second user message)."""
+    first = next(m for m in body["messages"] if m["role"] == "user")
+    return str(first["content"]).rsplit("</", 1)[-1]
 
 
 def _handler(path: str, body: dict[str, Any], knowledge: dict[str, Any] | None = None):
@@ -116,14 +120,33 @@ async def test_single_pass_session_maps_to_candidates_with_provenance() -> None:
     asked = [_instructions(b) for _, b in stub.requests]
     assert [a.split("PASS ")[1][0] for a in asked] == ["1", "2", "3"]
     assert all(b["temperature"] <= 0.2 for _, b in stub.requests)
-    # the transcript comes first, with each turn's time; the instructions come last
-    assert "[2] 2026-02-01 00:02 user: No, use PostgreSQL instead of SQLite." in prompts[0]
+    # one system line, then one user message: the transcript first, every turn in order with
+    # its UTC time, the instructions last
+    assert [[m["role"] for m in b["messages"]] for _, b in stub.requests] == [
+        ["system", "user"]
+    ] * 3
+    transcript = prompts[0].split("<transcript>\n", 1)[1].split("\n</transcript>", 1)[0]
+    assert [line.split(" filler")[0] for line in transcript.splitlines()] == [
+        "[0] 2026-02-01 00:00 user: Let's set up the database layer.",
+        "[1] 2026-02-01 00:01 assistant: I'll use SQLite for the database.",
+        "[2] 2026-02-01 00:02 user: No, use PostgreSQL instead of SQLite.",
+        "[3] 2026-02-01 00:03 assistant: Switching to PostgreSQL. Running the tests.",
+        "[4] 2026-02-01 00:04 user: ImportError: no module named psycopg",
+        "[5] 2026-02-01 00:05 assistant: Installed psycopg; 12 passed.",
+    ]
     assert prompts[0].startswith("<transcript>")
     assert prompts[0].index("</transcript>") < prompts[0].index("PASS 1")
-    # pass 2 sees pass 1's overview of the same turns
-    assert "<overview>" in prompts[1]
-    assert "Set up the database layer on PostgreSQL." in prompts[1]
+    # pass 2 sees the same transcript, then pass 1's overview (as the model returned it), then
+    # its instructions
+    assert prompts[1].startswith(f"<transcript>\n{transcript}\n</transcript>")
+    seen = json.loads(prompts[1].split("<overview>\n", 1)[1].split("\n</overview>", 1)[0])
+    assert seen == OVERVIEW
+    assert prompts[1].index("</transcript>") < prompts[1].index("<overview>")
     assert prompts[1].index("</overview>") < prompts[1].index("PASS 2")
+    # pass 3 reads what passes 1-2 returned
+    session = json.loads(prompts[2].split("<session>\n", 1)[1].split("\n</session>", 1)[0])
+    assert session["overview"]["summary"] == OVERVIEW["summary"]
+    assert session["knowledge"]["new_knowledge"][0]["title"] == "psycopg is needed for PostgreSQL"
     [topic] = r.topics
     assert topic.turn_ids == ("t0", "t1", "t2")  # ordinal 99 does not exist: dropped
     [fact] = r.facts  # the "ghost" decision cites no real turn: dropped
@@ -141,11 +164,19 @@ async def test_single_pass_session_maps_to_candidates_with_provenance() -> None:
     assert r.enrichment.tool_stats == {"Bash": {"calls": 2, "failures": 1}}
     # what passes 2-3 return beyond the candidates is kept
     assert r.enrichment.meta == {
+        "llm_complexity": "0.40",
         "llm_clarity": "0.90",
         "llm_efficiency": "0.70",
         "llm_knowledge_value": "0.60",
         "llm_frustration": "[2] No",
+        "llm_tool_stats": "Bash 2/1",
     }
+    # every ordinal that does not exist is named, with the item that cites it
+    assert r.issues == (
+        "pass 1 topic 'database layer': cites turns [99] not in the session; kept [0, 1, 2]",
+        "pass 2 decision 'ghost uses nothing' left out: cites turns [77], none in the session"
+        " (ordinals 0–5) and no turn says it",
+    )
     usage = llm.ledger.as_dict()
     assert usage["calls"] == 3
     assert usage["prompt_tokens"] == 3000
@@ -236,3 +267,133 @@ async def test_items_citing_wrong_turns_are_tied_to_the_turn_that_says_them() ->
     [rule] = r.corrections  # a repeated instruction is a standing rule, tied to the user's turn
     assert (rule.rule_text, rule.turn_ids) == ("Use PostgreSQL instead of SQLite", ("t2",))
     assert r.enrichment.meta["llm_repeated_instructions"] == "Use PostgreSQL instead of SQLite"
+
+
+# What models answer instead of the schema's exact shape (seen from local models behind
+# OpenAI-compatible servers): one such record used to reject the whole pass.
+LOOSE_OVERVIEW = {**OVERVIEW, "outcome": "failure", "complexity": 7}
+LOOSE_KNOWLEDGE = {
+    "decisions": [
+        {
+            "subject": "database",
+            "predicate": "uses",
+            "object": "PostgreSQL",
+            "kind": "architecture",
+            "turns": ["[2]", "t3"],
+            "confidence": "high",
+        },
+        {"subject": "orm", "predicate": "is", "turns": [3]},
+    ],
+    "corrections": [
+        {"type": "workflow", "rule_text": "Use PostgreSQL instead of SQLite.", "turns": 2}
+    ],
+    "repeated_instructions": [{"instruction": "use PostgreSQL instead of SQLite", "turns": [2]}],
+    "frustration_signals": [{"turn": "[2]", "quote": "No"}],
+    "tool_stats": [{"tool": "Bash", "calls": "many"}],
+    "new_knowledge": [
+        {
+            "title": "psycopg is needed for PostgreSQL",
+            "content": "Problem: ImportError psycopg. Fix: install psycopg.",
+            "category": "lesson",
+            "turns": "4-5",
+        }
+    ],
+}
+
+
+async def test_loose_records_are_kept_and_bad_ones_named() -> None:
+    def handler(path: str, body: dict[str, Any]):
+        asked = _instructions(body)
+        payload = (
+            LOOSE_OVERVIEW
+            if "PASS 1" in asked
+            else LOOSE_KNOWLEDGE
+            if "PASS 2" in asked
+            else {"quality": "85%"}
+        )
+        return 200, chat_completion(json.dumps(payload))
+
+    with run_stub(handler) as stub:
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm).extract(_session())
+        await llm.aclose()
+    assert len(stub.requests) == 3  # nothing re-asked: the reply was usable
+    assert llm.ledger.fallbacks == 0
+    assert (r.enrichment.outcome, r.enrichment.complexity, r.enrichment.quality) == (
+        "failed",
+        0.7,
+        0.85,
+    )
+    [fact] = r.facts
+    assert (fact.kind, fact.turn_ids, fact.confidence) == ("other", ("t2", "t3"), 0.8)
+    [corr] = r.corrections  # the repeated instruction is the same rule: not a second one
+    assert (corr.type, corr.turn_ids) == ("preference", ("t2",))
+    [lesson] = r.lessons
+    assert (lesson.category, lesson.turn_ids) == ("problem-solution", ("t4", "t5"))
+    assert r.enrichment.frustration_signals == 1
+    assert r.enrichment.meta["llm_repeated_instructions"] == "use PostgreSQL instead of SQLite"
+    assert r.issues == (
+        "pass 2 decisions[1] left out: object: Field required;"
+        ' record {"subject": "orm", "predicate": "is", "turns": [3]}',
+        "pass 2 tool_stats[0] left out: calls: Input should be a valid integer, unable to parse"
+        ' string as an integer (got "many"); record {"tool": "Bash", "calls": "many"}',
+        "pass 1 topic 'database layer': cites turns [99] not in the session; kept [0, 1, 2]",
+    )
+
+
+async def test_a_reply_that_is_not_json_fails_the_pass_with_its_name() -> None:
+    def handler(path: str, body: dict[str, Any]):
+        if "PASS 2" in _instructions(body):
+            return 200, chat_completion("Sure! Here are the decisions: database = PostgreSQL")
+        return _handler(path, body)
+
+    with run_stub(handler) as stub:
+        llm = _client(stub.base_url)
+        with pytest.raises(LLMError) as e:
+            await LLMExtractor(llm).extract(_session())
+        await llm.aclose()
+    assert str(e.value) == (
+        "extract.pass2: the model's reply did not validate as SessionKnowledge:"
+        " not JSON (Expecting value at line 1 column 1)"
+    )
+    # json_schema once, then JSON mode with one re-ask
+    assert [b["response_format"]["type"] for _, b in stub.requests[1:]] == [
+        "json_schema",
+        "json_object",
+        "json_object",
+    ]
+
+
+async def test_a_failed_pass_3_keeps_passes_1_and_2() -> None:
+    def handler(path: str, body: dict[str, Any]):
+        asked = _instructions(body)
+        if "PASS 3" in asked:
+            return 200, chat_completion(json.dumps({"clarity": 0.9}))  # no `quality`
+        return _handler(path, body)
+
+    with run_stub(handler) as stub:
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm).extract(_session())
+        await llm.aclose()
+    assert r.facts
+    assert r.corrections
+    assert r.enrichment.quality is None
+    assert "llm_clarity" not in r.enrichment.meta
+    assert (
+        "pass 3 failed, quality left unset: extract.pass3: the model's reply did not validate"
+        " as SessionQuality: quality: Field required"
+    ) in r.issues
+
+
+async def test_a_record_left_out_of_a_chunk_names_the_chunk() -> None:
+    settings = ExtractSettings(llm_whole_session_tokens=1000, llm_chunk_tokens=500)
+    session = _session(n=24, words=60)
+    with run_stub(lambda path, body: _handler(path, body, LOOSE_KNOWLEDGE)) as stub:
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm, settings).extract(session)
+        await llm.aclose()
+    n = len(chunk_turns(session.turns, 500, 0.15))
+    left_out = [i.split(" left out")[0] for i in r.issues if "decisions[1]" in i]
+    assert left_out == [f"pass 2 (chunk {k}/{n}) decisions[1]" for k in range(1, n + 1)]
+    [fact] = r.facts  # the good decision of every chunk, merged once
+    assert fact.object == "PostgreSQL"
