@@ -55,6 +55,7 @@ def start() -> None:
     server = _embedded(s)
     server.progress = console.print  # a large AOF replays for a while: say how far it got
     started = server.start()
+    server.keep_running()  # started here, or joined: it outlives the commands that use it
     st = server.status()
     verb = "started" if started else "already running"
     console.print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from graph.config import Engine, GraphSettings
 from graph.db import GraphDB
@@ -14,16 +15,24 @@ from graph.engines.falkordb import FalkorDBGraph
 
 @dataclass
 class Connection:
-    """An open `GraphDB` plus the embedded server it started, if any (stopped on close)."""
+    """An open `GraphDB` plus its lease on the embedded server, if any (released on close).
+
+    Closing the last lease stops an embedded server that a command started (`EmbeddedServer.
+    release`); other processes using the same data dir keep it running until they leave too.
+    """
 
     db: GraphDB
     server: EmbeddedServer | None = None
     started_server: bool = False
+    lease: Path | None = None
+    stopped_server: bool = False
+    """Set by `close` when this connection was the server's last user and stopped it."""
 
     async def close(self) -> None:
         await self.db.close()
-        if self.server is not None and self.started_server:
-            self.server.stop()
+        if self.server is not None and self.lease is not None:
+            self.stopped_server = self.server.release(self.lease)
+            self.lease = None
 
 
 def make_db(settings: GraphSettings) -> GraphDB:
@@ -64,23 +73,24 @@ def make_db(settings: GraphSettings) -> GraphDB:
 async def open_graph(settings: GraphSettings, *, autostart: bool = True) -> Connection:
     """Connect to the configured engine, starting the embedded server if needed and allowed.
 
-    The caller closes the returned `Connection`, which stops an embedded server this call started.
+    The caller closes the returned `Connection`, which releases its lease on the embedded server
+    (the last user of a server a command started stops it).
     """
     server: EmbeddedServer | None = None
     started = False
+    lease: Path | None = None
     if settings.engine is Engine.EMBEDDED:
         server = EmbeddedServer(settings.embedded)
-        if autostart:
-            started = server.start()
+        lease, started = server.acquire(autostart=autostart)
     db = make_db(settings)
     try:
         await db.ping()
     except Exception:
         await db.close()
-        if started and server is not None:
-            server.stop()
+        if server is not None and lease is not None:
+            server.release(lease)
         raise
-    return Connection(db=db, server=server, started_server=started)
+    return Connection(db=db, server=server, started_server=started, lease=lease)
 
 
 @contextlib.asynccontextmanager

@@ -9,6 +9,7 @@ process loses no acknowledged write; `everysec` bounds the loss to one second on
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import logging
 import os
@@ -18,7 +19,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -312,6 +313,73 @@ class EmbeddedServer:
         self._wait_ready(self._proc.pid)
         _restrict_files(self.data_dir)
         return True
+
+    # --- shared use: every process using the server holds a lease ---------------------------
+
+    @property
+    def _lease_dir(self) -> Path:
+        return self.data_dir / "leases"
+
+    @property
+    def _auto_marker(self) -> Path:
+        """Present while the server runs because a command started it (not `db start`)."""
+        return self.data_dir / "autostarted"
+
+    @contextlib.contextmanager
+    def _leases_locked(self) -> Iterator[None]:
+        """One process at a time decides to start, join, leave or stop (an flock)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.data_dir / "leases.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def _live_leases(self) -> list[Path]:
+        """Leases of processes still alive (a crashed holder's lease is removed here)."""
+        out = []
+        for f in self._lease_dir.glob("*"):
+            pid = f.name.split("-", 1)[0]
+            if pid.isdigit() and _pid_alive(int(pid)):
+                out.append(f)
+            else:
+                f.unlink(missing_ok=True)
+        return out
+
+    def acquire(self, *, autostart: bool) -> tuple[Path, bool]:
+        """Join the server as one of its users, starting it first if allowed and needed.
+
+        Returns the lease to `release` and whether this call started the server. A server a
+        command started stops when its last user leaves; one started by `db start` keeps running.
+        """
+        with self._leases_locked():
+            started = self.start() if autostart else False
+            if started:
+                self._auto_marker.touch(mode=0o600)
+            self._lease_dir.mkdir(mode=0o700, exist_ok=True)
+            lease = self._lease_dir / f"{os.getpid()}-{secrets.token_hex(4)}"
+            lease.touch(mode=0o600)
+            return lease, started
+
+    def release(self, lease: Path) -> bool:
+        """Leave the server; stop it if a command started it and no other user is left.
+
+        Returns True when this call stopped it. Two processes sharing one data dir (an
+        evaluation and `remgraph up`) no longer stop the engine under each other.
+        """
+        with self._leases_locked():
+            lease.unlink(missing_ok=True)
+            if not self._auto_marker.exists() or self._live_leases():
+                return False
+            self._auto_marker.unlink(missing_ok=True)
+            return self.stop()
+
+    def keep_running(self) -> None:
+        """The server outlives the commands using it (`db start`): no last user stops it."""
+        with self._leases_locked():
+            self._auto_marker.unlink(missing_ok=True)
 
     def _log_tail(self, n: int = 5) -> str:
         try:

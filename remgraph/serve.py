@@ -206,5 +206,7 @@ async def serve(
             await backlog
     finally:
         await conn.close()
-        if conn.started_server:
+        if conn.stopped_server:
             console.print("embedded engine stopped")
+        elif conn.started_server:
+            console.print("embedded engine left running: another remgraph process still uses it")

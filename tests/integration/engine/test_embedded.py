@@ -301,3 +301,52 @@ def test_restart_waits_for_the_aof_replay_instead_of_timing_out(tmp_path: Path) 
         assert lines or took < 2.0, f"no progress line in a {took:.1f} s start"
     finally:
         again.stop()
+
+
+def test_the_last_user_of_an_autostarted_server_stops_it(server: EmbeddedServer) -> None:
+    first, started = server.acquire(autostart=True)
+    assert started
+    second, again = server.acquire(autostart=True)
+    assert not again  # joined the running server
+    assert server.release(first) is False  # another user is left: it keeps running
+    assert server.status().running
+    assert server.release(second) is True  # the last one leaves: stopped
+    assert not server.status().running
+
+
+def test_a_crashed_users_lease_does_not_keep_the_server_alive(server: EmbeddedServer) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lease, _ = server.acquire(autostart=True)
+    (lease.parent / f"{gone.stdout.strip()}-dead").touch()  # a holder killed before releasing
+    assert server.release(lease) is True
+    assert not server.status().running
+
+
+def test_a_server_started_with_db_start_outlives_its_users(server: EmbeddedServer) -> None:
+    server.start()
+    server.keep_running()
+    lease, started = server.acquire(autostart=True)
+    assert not started
+    assert server.release(lease) is False
+    assert server.status().running
+
+
+def test_another_process_leaving_does_not_stop_the_server_under_us(tmp_path: Path) -> None:
+    """Two remgraph commands on one data dir: the one that started the engine ends first."""
+    data = tmp_path / "data"
+    server = EmbeddedServer(EmbeddedSettings(data_dir=data))
+    lease, started = server.acquire(autostart=False)
+    assert not started  # nothing runs yet: this process only holds a lease
+    try:
+        mig = _cli(["db", "migrate"], data)  # another process starts the engine, uses it, exits
+        assert mig.returncode == 0, mig.stderr
+        assert server.status().running  # it left the engine to the process still using it
+    finally:
+        stopped = server.release(lease)
+    assert stopped  # the last user stops what a command started
+    assert not server.status().running
