@@ -328,7 +328,7 @@ class EmbeddedServer:
     @contextlib.contextmanager
     def _leases_locked(self) -> Iterator[None]:
         """One process at a time decides to start, join, leave or stop (an flock)."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._check_data_dir()
         fd = os.open(self.data_dir / "leases.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
