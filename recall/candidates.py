@@ -158,6 +158,7 @@ def knowledge_candidate(
         weight=knowledge_weight(h, now),
         speaker=h.subject or "",
         status=h.status,
+        predicate=h.predicate or "",
     )
 
 

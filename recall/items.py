@@ -46,6 +46,8 @@ class Candidate:
     """Quality of the session the item came from, in [0, 1]."""
     status: str | None = None
     """A knowledge item's standing: a correction's stage, a fact's kind (`decision`, ...)."""
+    predicate: str = ""
+    """A fact's predicate: what relates its subject (`speaker`) to its object."""
     vector_pending: bool = False
     """A turn without its vector yet (embedding backlog): ranked by the other signals."""
     superseded: bool = False

@@ -64,14 +64,15 @@ def _in_force(h: KnowledgeHit) -> bool:
 
 
 def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
-    """A decision in force whose own words (not its project's name) the query uses.
+    """A decision in force whose own words the query uses: its subject, object or category.
 
-    "job queue uses RabbitMQ (message broker)" answers "which broker ..." and "what do we use for
-    the job queue": what the project chose is what the agent must build on.
+    "job queue uses RabbitMQ (message broker)" answers "which broker ..." and "is RabbitMQ set
+    up with quorum queues?": what the project chose is what the agent must build on. The
+    project's name and the predicate ("uses") name every decision, so they do not count.
     """
     if c.kind is not ItemKind.FACT or c.status != "decision":
         return False
-    own = set(tokenize(c.text)).difference(tokenize(c.project or ""))
+    own = set(tokenize(c.text)).difference(tokenize(f"{c.project or ''} {c.predicate}"))
     return not own.isdisjoint(query_terms)
 
 

@@ -1,6 +1,6 @@
 // fragment: yes
 // params: known_at
-// returns: kind, id, project, text, score, confidence, weight, effectiveness, reinforcement, last_seen, half_life_days, status, valid_from, valid_to, turn_ids, subject
+// returns: kind, id, project, text, score, confidence, weight, effectiveness, reinforcement, last_seen, half_life_days, status, valid_from, valid_to, turn_ids, subject, predicate
 // why: the one column list of a knowledge candidate (`KnowledgeHit` in
 //      graph/repositories/recall.py): a new column is added here and there only. The including
 //      query binds `n` (a Lesson, Correction, Fact, Topic, ReferenceLayer or Primer), `score` and
@@ -28,4 +28,5 @@ RETURN CASE WHEN n:Lesson THEN 'lesson' WHEN n:Correction THEN 'correction'
                       WHERE n.valid_to_until[i] > $known_at | n.valid_to_was[i]]),
                 n.valid_to) AS valid_to,
        turn_ids AS turn_ids,
-       n.subject AS subject
+       n.subject AS subject,
+       n.predicate AS predicate

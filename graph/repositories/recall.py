@@ -95,6 +95,8 @@ class KnowledgeHit:
     """Turns the item points back to (provenance; for a topic, turns mentioning it)."""
     subject: str | None
     """Who or what a fact is about (`user`, a person, a service); None for other kinds."""
+    predicate: str | None = None
+    """A fact's predicate (`uses`, `lives in`); None for other kinds."""
 
 
 _ENDS_A_TURN = frozenset({ItemKind.FACT, ItemKind.CORRECTION})
@@ -167,6 +169,7 @@ def _knowledge_hit(r: Mapping[str, Any]) -> KnowledgeHit:
         valid_to=_end(r["valid_to"]),
         turn_ids=tuple(r["turn_ids"] or ()),
         subject=r["subject"],
+        predicate=r.get("predicate"),
     )
 
 
