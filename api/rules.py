@@ -15,14 +15,19 @@ from api.context import Context, ForbiddenError
 from api.types.errors import Forbidden, InvalidInput
 from core.timeutil import from_ms
 from graph.errors import InvalidInputError
-from recall.rules import CurrentRule, read_current_rules
+from recall.rules import CurrentRule, InForce, read_current_rules
 
 Info = strawberry.Info[Context, None]
 
 
 @strawberry.type
 class Rule:
-    """A correction in force: a confirmed or graduated rule, or a preference."""
+    """A rule or preference in force.
+
+    A correction (a confirmed or graduated rule, or a preference), or a standing preference the
+    user stated about themselves (`type` `standing_preference`: a diet, an allergy, the name to
+    use; its `id` is the fact's).
+    """
 
     id: strawberry.ID
     project: str
@@ -42,7 +47,24 @@ class Rule:
     source_turn_ids: list[str]
 
     @classmethod
-    def from_domain(cls, r: CurrentRule) -> Rule:
+    def from_domain(cls, r: InForce) -> Rule:
+        if not isinstance(r, CurrentRule):
+            f = r.fact
+            return cls(
+                id=strawberry.ID(f.id),
+                project=f.project,
+                status=r.status,
+                confirmed=False,
+                text=r.text,
+                type="standing_preference",
+                original_behaviour="",
+                corrected_behaviour=r.text,
+                confidence=f.confidence,
+                reinforcement=1.0,
+                effective_weight=r.effective_weight,
+                last_seen=f.valid_from,
+                source_turn_ids=list(f.source_turn_ids),
+            )
         c = r.correction
         return cls(
             id=strawberry.ID(c.id),

@@ -13,14 +13,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.timeutil import days_between, to_ms
-from graph.models import Correction, CorrectionStatus
+from graph.models import Correction, CorrectionStatus, Fact
 from knowledge.scoring import STATUS_ORDER, correction_effective_weight
 
 __all__ = [
     "CURRENT_STATUSES",
     "CurrentRule",
+    "InForce",
+    "StandingPreference",
     "current_rules",
     "effective_status",
+    "in_force",
     "is_current",
     "status_with_confirmation",
 ]
@@ -46,10 +49,57 @@ class CurrentRule:
     effective_weight: float
 
     @property
+    def id(self) -> str:
+        return self.correction.id
+
+    @property
     def text(self) -> str:
         """The instruction: the rule text, else what the user wanted instead."""
         c = self.correction
         return c.rule_text.strip() or c.corrected_behaviour.strip() or c.original_behaviour.strip()
+
+
+@dataclass(frozen=True)
+class StandingPreference:
+    """A preference the user told the agent about themselves: a diet, an allergy, the name.
+
+    A fact of kind `preference`, in force while it holds, like a graduated preference.
+
+    Attributes:
+        fact: the stored fact.
+    """
+
+    fact: Fact
+    status: CorrectionStatus = "preference"
+
+    @property
+    def id(self) -> str:
+        return self.fact.id
+
+    @property
+    def text(self) -> str:
+        """What to respect: the fact's statement ("Ann is pescatarian (diet)")."""
+        return (
+            self.fact.statement.strip()
+            or f"{self.fact.subject} {self.fact.predicate} {self.fact.object}"
+        )
+
+    @property
+    def effective_weight(self) -> float:
+        """Its confidence: a stated preference does not decay while it holds."""
+        return round(self.fact.confidence, 6)
+
+
+InForce = CurrentRule | StandingPreference
+"""One item of `rules(project)`: a correction in force or a standing preference."""
+
+
+def _holds(f: Fact, now_ms: int) -> bool:
+    if to_ms(f.valid_from) > now_ms or to_ms(f.recorded_at) > now_ms:
+        return False
+    if f.valid_to is not None and to_ms(f.valid_to) <= now_ms:
+        return False
+    return f.expired_at is None or to_ms(f.expired_at) > now_ms
 
 
 def effective_status(c: Correction) -> CorrectionStatus:
@@ -102,3 +152,23 @@ def current_rules(
     ]
     rules.sort(key=lambda r: (-STATUS_ORDER[r.status], -r.effective_weight, r.correction.id))
     return rules if limit is None else rules[:limit]
+
+
+def in_force(
+    corrections: Iterable[Correction],
+    facts: Iterable[Fact],
+    *,
+    now_ms: int,
+    limit: int | None = None,
+) -> list[InForce]:
+    """What `rules(project)` lists, in one order.
+
+    `current_rules` of `corrections` and the standing preferences among `facts` (kind
+    `preference`, holding at `now_ms`).
+
+    Order: effective status (rules before preferences), then effective weight, then id.
+    """
+    out: list[InForce] = [*current_rules(corrections, now_ms=now_ms)]
+    out += [StandingPreference(f) for f in facts if f.kind == "preference" and _holds(f, now_ms)]
+    out.sort(key=lambda r: (-STATUS_ORDER[r.status], -r.effective_weight, r.id))
+    return out if limit is None else out[:limit]

@@ -10,16 +10,21 @@ from collections.abc import Sequence
 
 from graph.db import GraphDB
 from graph.repositories.corrections import CorrectionRepository
-from knowledge.rules import CURRENT_STATUSES, CurrentRule, current_rules
+from graph.repositories.facts import FactRepository
+from knowledge.rules import CURRENT_STATUSES, CurrentRule, InForce, StandingPreference, in_force
 
-__all__ = ["CurrentRule", "read_current_rules"]
+__all__ = ["CurrentRule", "InForce", "StandingPreference", "read_current_rules"]
 
 
 async def read_current_rules(
     db: GraphDB, projects: Sequence[str], *, now_ms: int, limit: int | None = None
-) -> list[CurrentRule]:
-    """The rules and preferences in force at `now_ms` in `projects` (`*` = all), best first."""
-    candidates = await CorrectionRepository(db).current_rules(
+) -> list[InForce]:
+    """The rules and preferences in force at `now_ms` in `projects` (`*` = all), best first.
+
+    Corrections graduated or confirmed, and the standing preferences the user stated.
+    """
+    corrections = await CorrectionRepository(db).current_rules(
         projects, CURRENT_STATUSES, now=now_ms
     )
-    return current_rules(candidates, now_ms=now_ms, limit=limit)
+    standing = await FactRepository(db).standing_preferences(projects, now=now_ms)
+    return in_force(corrections, standing, now_ms=now_ms, limit=limit)

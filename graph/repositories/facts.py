@@ -24,6 +24,7 @@ _LINK_SUPERSEDES = Q("fact.link_supersedes")
 _LIST_ACTIVE = Q("fact.list_active")
 _LIST_BY_PROJECT = Q("fact.list_by_project")
 _SOURCES = Q("fact.sources")
+_STANDING = Q("fact.standing_preferences")
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,11 @@ class FactRepository(DerivedRepository[Fact]):
             as_of=as_of if as_of is not None else now,
             known_at=known_at if known_at is not None else now,
         )
+        return [fact_from_record(r["props"]) for r in rows]
+
+    async def standing_preferences(self, projects: Sequence[str], *, now: int) -> list[Fact]:
+        """Facts of kind `preference` of `projects` (`*` = all) holding at `now`, by id."""
+        rows = await self._db.read(_STANDING, projects=list(projects), now=now)
         return [fact_from_record(r["props"]) for r in rows]
 
     async def list_by_project(self, project: str) -> list[Fact]:

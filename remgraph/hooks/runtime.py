@@ -30,7 +30,7 @@ from typing import IO, Any
 from consolidate.text import fit_bytes, utf8_len
 from core.timeutil import now_ms
 from ingest.normalize import slugify
-from recall.rules import CurrentRule
+from recall.rules import InForce
 from remgraph.settings import Settings
 
 DEFAULT_MAX_BYTES = 8000
@@ -72,7 +72,7 @@ def project_for(payload: dict[str, Any], pinned: str | None) -> str | None:
 
 
 def compose(
-    project: str, rules: Sequence[CurrentRule], pack: str, max_bytes: int = DEFAULT_MAX_BYTES
+    project: str, rules: Sequence[InForce], pack: str, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> str:
     """The session-start text: rules first (they matter most), then the pack, within the budget.
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from graph.models import Correction, utc_now
+from graph.models import Correction, Fact, utc_now
 from graph.repositories.corrections import CorrectionRepository
+from graph.repositories.facts import FactRepository
 from tests.integration.api.conftest import gql
 
 RULES = """
@@ -81,3 +82,42 @@ async def test_rules_are_scoped_by_the_key(client, keys, graph_db):
 async def test_a_new_project_has_no_rules_yet(client, keys):
     r = await gql(client, RULES, keys["beta"], p="beta")
     assert r.json()["data"]["rules"]["items"] == []  # the seeded correction is not graduated
+
+
+async def test_standing_preferences_are_listed_while_they_hold_and_only_for_their_project(
+    client, keys, graph_db
+):
+    await _seed_rules(graph_db)
+    now = utc_now()
+    day = timedelta(days=1)
+
+    def f(id: str, project: str, obj: str, start: int, end: int | None = None) -> Fact:
+        return Fact(
+            id=id,
+            project=project,
+            subject="ann",
+            predicate="diet",
+            object=obj,
+            kind="preference",
+            statement=f"Ann is {obj} (diet)",
+            confidence=0.7,
+            valid_from=now - start * day,
+            valid_to=None if end is None else now - end * day,
+            recorded_at=now - start * day,
+        )
+
+    await FactRepository(graph_db).upsert_many(
+        [
+            f("fct_veg", "alpha", "vegetarian", 20, end=5),  # ended: no longer in force
+            f("fct_pesc", "alpha", "pescatarian", 5),
+            f("fct_beta", "beta", "vegan", 5),
+        ]
+    )
+    items = (await gql(client, RULES, keys["alpha"], p="alpha")).json()["data"]["rules"]["items"]
+    ids = [i["id"] for i in items]
+    assert "fct_pesc" in ids
+    assert "fct_veg" not in ids
+    assert "fct_beta" not in ids  # another project's, whatever the key may not read
+    pesc = items[ids.index("fct_pesc")]
+    assert (pesc["status"], pesc["text"]) == ("preference", "Ann is pescatarian (diet)")
+    assert ids.index("fct_pesc") > ids.index("cor_rule_light")  # rules before preferences
