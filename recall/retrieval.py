@@ -526,6 +526,18 @@ class RetrievalService:
             out.append(r)
         return out
 
+    def _rule_matches(self, c: Candidate, shown_turns: set[str]) -> bool:
+        """An early-stage correction the query matches.
+
+        A shared word, a similar meaning, or the turn it was made in among the turns this
+        answer shows.
+        """
+        return (
+            c.scores.get(FULLTEXT, 0.0) > 0
+            or c.scores.get(VECTOR, 0.0) >= self.ranking.rule_min_similarity
+            or not shown_turns.isdisjoint(c.turn_ids)
+        )
+
     def _rules_first(
         self,
         scored: Sequence[Ranked],
@@ -556,21 +568,13 @@ class RetrievalService:
         picked: list[tuple[float, Ranked]] = []
         for r in scored:
             c = r.candidate
-            if c.id not in rules:
-                if _names_decision(c, query_terms):
-                    picked.append((c.scores.get(VECTOR, 0.0) + 1.0, r))
-                continue
-            lexical = c.scores.get(FULLTEXT, 0.0)
-            similar = c.scores.get(VECTOR, 0.0)
-            evidence_shown = not shown_turns.isdisjoint(c.turn_ids)
-            if (
-                lexical > 0
-                or similar >= w.rule_min_similarity
-                or rules[c.id]
-                or intent.asks_rules
-                or evidence_shown
-            ):
-                picked.append((similar + (1.0 if lexical > 0 else 0.0), r))
+            if c.id in rules:
+                relevant = rules[c.id] or intent.asks_rules or self._rule_matches(c, shown_turns)
+            else:
+                relevant = _names_decision(c, query_terms)
+            if relevant:
+                lexical = c.scores.get(FULLTEXT, 0.0) > 0 or c.id not in rules
+                picked.append((c.scores.get(VECTOR, 0.0) + (1.0 if lexical else 0.0), r))
         picked.sort(key=lambda x: -x[0])
         out: list[Ranked] = []
         left = token_budget
