@@ -147,11 +147,14 @@ def linked_items(
 
 
 def material_hash(
-    topic: TopicSummary, turns: Sequence[ExampleTurn], items: Sequence[KnowledgeNode]
+    topic: TopicSummary,
+    turns: Sequence[ExampleTurn],
+    items: Sequence[KnowledgeNode],
+    context: Sequence[ExampleTurn] = (),
 ) -> str:
-    """A fingerprint of everything a brief is built from: the topic's title, its turns and items."""
-    h = hashlib.sha256(f"{FORMAT}\x00{topic.title}".encode())
-    for t in sorted(turns, key=lambda x: x.id):
+    """A fingerprint of everything a brief is built from: the topic, its turns and items."""
+    h = hashlib.sha256(f"{FORMAT}\x00{topic.title}\x00{' '.join(topic.keywords)}".encode())
+    for t in sorted({x.id: x for x in [*turns, *context]}.values(), key=lambda x: x.id):
         h.update(f"\x00t{t.id}\x00{t.speaker}\x00{t.at_ms}\x00{t.text}".encode())
     for it in sorted(items, key=lambda x: x.id):
         h.update(f"\x00i{it.id}\x00{it.subkind}\x00{it.title}\x00{it.text}".encode())
@@ -220,15 +223,31 @@ def _about(c: Sentence, focus: frozenset[str]) -> bool:
     A sentence without the speaker's first-person words ("Plus, making it is so calming") must
     name the topic to say something about it.
     """
-    if len(c.text.split()) > LONGEST_SENTENCE or _YOU.search(c.text) or _CHATTER.match(c.text):
+    if (
+        len(c.text.split()) > LONGEST_SENTENCE
+        or _YOU.search(c.text)
+        or _CHATTER.match(c.text)
+        or _POINTER.search(c.text)
+    ):
         return False
     return bool(_FIRST_PERSON.search(c.text) or c.words & focus)
 
 
-def _candidates(turns: Sequence[ExampleTurn], focus: frozenset[str]) -> list[Sentence]:
-    ordered = sorted(turns, key=lambda t: (t.at_ms, t.id))
+def _candidates(
+    turns: Sequence[ExampleTurn],
+    focus: frozenset[str],
+    context: Sequence[ExampleTurn] = (),
+    vocabulary: frozenset[str] = frozenset(),
+) -> list[Sentence]:
+    """Sentences of the mentioning turns, and of the turns around them using the topic's words."""
+    around = {t.id for t in context} - {t.id for t in turns}
+    ordered = sorted({t.id: t for t in [*turns, *context]}.values(), key=lambda t: (t.at_ms, t.id))
     lines = [(*_speaker(t), _clean(t.text), t.id) for t in ordered]
-    return [c for c in candidates(lines) if _about(c, focus)]
+    return [
+        c
+        for c in candidates(lines)
+        if _about(c, focus) and (c.source not in around or c.words & vocabulary)
+    ]
 
 
 def _statement(c: Sentence, at_ms: int) -> str | None:
@@ -236,8 +255,8 @@ def _statement(c: Sentence, at_ms: int) -> str | None:
 
     "I applied to adoption agencies!" → "Caroline applied to adoption agencies (23 August 2023)."
     """
-    if len(c.text.split()) > TAKEAWAY_WORDS:
-        return None
+    if len(c.text.split()) > TAKEAWAY_WORDS or c.speaker == "Assistant":
+        return None  # what an agent says it will do is no takeaway (the user may correct it)
     name = c.speaker if c.person else f"the {c.speaker.lower()}"
     out, named = third_person(c.text.rstrip(".!"), name)
     if not named or not out.lower().startswith(name.lower()):
@@ -347,14 +366,20 @@ class _Draft:
 
 
 def _draft(
-    topic: TopicSummary, turns: Sequence[ExampleTurn], items: Sequence[KnowledgeNode], project: str
+    topic: TopicSummary,
+    turns: Sequence[ExampleTurn],
+    items: Sequence[KnowledgeNode],
+    project: str,
+    context: Sequence[ExampleTurn],
 ) -> _Draft:
     """The lead and the takeaways (linked items first, then the turns' best statements)."""
     linked = linked_items(topic, items, (t.id for t in turns))
     takeaways, said = _item_takeaways(linked, project)
     focus = frozenset(content_words(f"{topic.title} {' '.join(topic.keywords[:3])}"))
-    cands = _candidates(turns, focus)
-    at = {t.id: t.at_ms for t in turns}
+    names = {w.lower() for t in [*turns, *context] for w in t.speaker.split()}
+    vocabulary = frozenset(content_words(f"{topic.title} {' '.join(topic.keywords)}")) - names
+    cands = _candidates(turns, focus, context, vocabulary)
+    at = {t.id: t.at_ms for t in [*turns, *context]}
     from_turns = _turn_takeaways(cands, focus, said, MIN_TAKEAWAYS - len(takeaways), at)
     used = {c.pos for _, c in from_turns}
     return _Draft(
@@ -375,6 +400,7 @@ def build_brief(
     project: str,
     target_words: int = TARGET_WORDS,
     max_words: int = MAX_WORDS,
+    context: Sequence[ExampleTurn] = (),
 ) -> Brief | None:
     """The brief of one topic, or None when its turns hold nothing to summarise.
 
@@ -382,13 +408,15 @@ def build_brief(
         topic: the topic.
         turns: the user and assistant turns that mention it.
         items: the project's live knowledge items (those linked to the topic are used).
+        context: turns around the mentions (the answer to a question about the topic); their
+            sentences count when they use one of the topic's keywords.
         project: the project (a statement's "<project>: " prefix is dropped).
         target_words: words to aim at when the material is there.
         max_words: hard limit.
     """
     if not turns:
         return None
-    d = _draft(topic, turns, items, project)
+    d = _draft(topic, turns, items, project, context)
     taken = _words(d.lead) + sum(_words(t.text) + 1 for t in d.takeaways)
     chosen, text = d.fit(max(0, target_words - taken), max_words)
     if not chosen and not d.takeaways:

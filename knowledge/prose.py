@@ -48,6 +48,9 @@ REPEAT = 0.5
 _RARE_AT = 6.5
 """Zipf frequency at which a word stops being informative (the most common English words)."""
 
+_MARKUP = re.compile(r"```|\$ |[\[{<|#>]")
+"""A sentence opening like this is code, a prompt, a tool call or a tag (`[thinking]`)."""
+
 _PERSON = re.compile(r"^[A-Z][a-z]+(?:[ '\-][A-Z][a-z]+){0,3}$")
 _NOT_PEOPLE = frozenset(
     {"user", "assistant", "system", "tool", "human", "claude", "chatgpt", "codex", "gemini"}
@@ -189,7 +192,7 @@ class Sentence:
 def candidates(
     lines: Iterable[tuple[str, bool, str] | tuple[str, bool, str, str]],
 ) -> list[Sentence]:
-    """The sentences worth considering: five words or more, no question, no code or prompt.
+    """The sentences worth considering: five words or more, no question, no code, tag or prompt.
 
     Args:
         lines: `(speaker, is_person, text)` or `(speaker, is_person, text, source)` per turn, in
@@ -201,7 +204,7 @@ def candidates(
         source = line[3] if len(line) > 3 else ""
         for s in sentences(text):
             s = s.strip(" -*•")
-            if len(s.split()) < MIN_WORDS or s.endswith("?") or s.startswith(("```", "$ ")):
+            if len(s.split()) < MIN_WORDS or s.endswith("?") or _MARKUP.match(s):
                 continue
             ws = frozenset(content_words(s))
             if ws:

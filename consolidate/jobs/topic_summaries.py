@@ -1,8 +1,9 @@
 """topic_summaries: a summary with key takeaways per topic, rebuilt only when its material changed.
 
 For each topic of the project with at least `topic_summary_min_mentions` mentions, the job reads
-its newest `TOPIC_TURNS` mentioning turns (through `MENTIONS`) and the project's live knowledge
-items, keeps the items linked to the topic (`consolidate.topic_brief.linked_items`), and
+its newest `TOPIC_TURNS` mentioning turns (through `MENTIONS`; for a topic mentioned fewer than
+`CONTEXT_BELOW` times also the two turns either side of each mention) and the project's live
+knowledge items, keeps the items linked to the topic (`consolidate.topic_brief.linked_items`), and
 fingerprints that material. A topic whose open brief has the same fingerprint keeps it, untouched;
 otherwise a new brief is built (`consolidate.topic_brief.build_brief`) and, when its text differs,
 written as the next version, ending the previous one in valid time (`SUPERSEDES`). Nothing is
@@ -28,6 +29,8 @@ from graph.rows import ExampleTurn, KnowledgeNode, TopicSummary
 
 TOPIC_TURNS = 200
 """Newest mentioning turns read per topic (its sentences are chosen among them)."""
+CONTEXT_BELOW = 10
+"""A topic with fewer mentioning turns also reads the two turns either side of each mention."""
 SHORT_WORDS = 300
 """A brief under this many words is reported as short (its topic has little material)."""
 
@@ -90,18 +93,20 @@ def plan(
     turns: Mapping[str, Sequence[ExampleTurn]],
     items: Sequence[KnowledgeNode],
     latest: Mapping[str, TopicBrief],
+    context: Mapping[str, Sequence[ExampleTurn]],
 ) -> _Plan:
     """Per topic: keep its brief (same material or same text) or write the next version."""
     out = _Plan()
     for t in topics:
         mine = turns.get(t.id, ())
+        around = context.get(t.id, ())
         linked = linked_items(t, items, (x.id for x in mine))
-        digest = material_hash(t, mine, linked)
+        digest = material_hash(t, mine, linked, around)
         prev = latest.get(t.id)
         if prev is not None and prev.material_hash == digest:
             out.kept += 1
             continue
-        brief = build_brief(t, mine, linked, project=ctx.project)
+        brief = build_brief(t, mine, linked, project=ctx.project, context=around)
         if brief is None:
             out.empty += 1
             continue
@@ -127,6 +132,20 @@ async def _turns(ctx: JobContext, topics: Sequence[TopicSummary]) -> dict[str, l
     return out
 
 
+async def _context(
+    ctx: JobContext, turns: Mapping[str, Sequence[ExampleTurn]]
+) -> dict[str, list[ExampleTurn]]:
+    """The turns around the mentions of topics mentioned fewer than `CONTEXT_BELOW` times."""
+    pairs = [(tid, x.id) for tid, xs in turns.items() if len(xs) < CONTEXT_BELOW for x in xs]
+    out: dict[str, list[ExampleTurn]] = defaultdict(list)
+    if pairs:
+        for x in await ReferenceLayerRepository(ctx.db).context_turns(
+            pairs, ctx.project, ctx.now_ms
+        ):
+            out[x.topic_id].append(x)
+    return out
+
+
 async def run(ctx: JobContext) -> JobResult:
     """Build or refresh the summaries of the project's topics."""
     cfg = ctx.settings.consolidate
@@ -136,7 +155,8 @@ async def run(ctx: JobContext) -> JobResult:
     latest, stray = latest_briefs(await repo.current(ctx.project, ctx.now_ms))
     turns = await _turns(ctx, topics) if topics else {}
     nodes = await CommunityRepository(ctx.db).project_nodes(ctx.project_filter, ctx.now_ms)
-    p = plan(ctx, topics, turns, [n for n in nodes if n.kind != "topic"], latest)
+    context = await _context(ctx, turns)
+    p = plan(ctx, topics, turns, [n for n in nodes if n.kind != "topic"], latest, context)
     await repo.upsert_many(p.new)
     await repo.supersede(stray + p.ends, ctx.now_ms)
     refreshed = len(p.ends)

@@ -163,3 +163,30 @@ def test_the_material_hash_changes_with_the_material_only() -> None:
     assert material_hash(TOPIC, ts, refined) != h
     edited = [replace(ts[0], text="edited"), *ts[1:]]
     assert material_hash(TOPIC, edited, items) != h
+
+
+def test_pointers_to_pictures_and_greetings_are_not_stated() -> None:
+    lines = [
+        ("Ann", "Check out my pottery bowl from the adoption agencies fundraiser!"),
+        ("Ann", "Hey Bob, the adoption agencies fundraiser sold forty bowls."),
+        ("Ann", "I sold forty pottery bowls at the adoption agencies fundraiser."),
+    ]
+    brief = build_brief(TOPIC, turns(lines), [], project="p")
+    assert brief is not None
+    assert "Check out" not in brief.text
+    assert "Hey Bob" not in brief.text
+    assert "Ann sold forty pottery bowls" in brief.text
+
+
+def test_turns_around_the_mentions_count_when_they_use_the_topics_words() -> None:
+    mention = turns([("Ann", "I applied to two adoption agencies this week.")])
+    around = [
+        replace(mention[0], id="c1", text="The agency interview went really well on Friday."),
+        replace(mention[0], id="c2", text="I also repainted the kitchen cabinets a pale green."),
+    ]
+    topic = replace(TOPIC, keywords=("adoption", "agency", "interview"))
+    brief = build_brief(topic, mention, [], project="p", context=around)
+    assert brief is not None
+    assert "interview went really well" in brief.text
+    assert "kitchen" not in brief.text
+    assert material_hash(topic, mention, [], around) != material_hash(topic, mention, [])
