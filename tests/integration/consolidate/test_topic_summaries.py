@@ -9,6 +9,7 @@ from consolidate.runner import run_job
 from core.timeutil import to_ms
 from graph.cypher import Q
 from graph.models import Fact, Topic, Turn
+from graph.repositories.reference_layers import ReferenceLayerRepository
 from graph.repositories.scoped import ScopedRepository
 from graph.repositories.topic_briefs import TopicBriefRepository
 from tests.integration.consolidate.seed import NOW, at, put_facts, put_topics, put_turns
@@ -92,6 +93,15 @@ async def test_a_rem_run_summarises_keeps_and_updates_a_topic(graph_db, rem_sett
     assert " I " not in f" {brief.text} "
     assert brief.word_count == len(brief.text.split())
 
+    # the topic's reference layer opens with the summary
+    layers = await run_job(
+        "reference_layers", db=graph_db, settings=rem_settings, now=NOW, project="p"
+    )
+    assert layers.summary["built"] == 1
+    [layer] = await ReferenceLayerRepository(graph_db).list_layers("p", to_ms(NOW))
+    assert f"## Overview\n\n{brief.summary}\n" in layer.text
+    assert brief.id in layer.source_ids
+
     # nothing changed: the brief is kept as it is, nothing written
     later = NOW + timedelta(hours=6)
     again = await run_job(
@@ -119,6 +129,13 @@ async def test_a_rem_run_summarises_keeps_and_updates_a_topic(graph_db, rem_sett
     assert v2.version == 2
     assert "volunteering at the support group's youth night" in v2.text
     assert "in 2 sessions" in v2.summary
+    # one new mention is no reason to rebuild a layer, but a newer summary is
+    layers = await run_job(
+        "reference_layers", db=graph_db, settings=rem_settings, now=updated, project="p"
+    )
+    assert layers.summary["refreshed"] == 1
+    [layer] = await ReferenceLayerRepository(graph_db).list_layers("p", to_ms(updated))
+    assert v2.summary in layer.text
 
     # both versions stay readable as of their time, and as known before the update
     scoped = ScopedRepository(graph_db)
