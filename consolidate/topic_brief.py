@@ -78,11 +78,11 @@ _CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself)\b")
 _CHATTER = re.compile(
-    r"(?:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|woohoo|yay|sorry|oh|aw+|"
+    r"(?:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|woohoo|yay|sorry|oh|aw+|check|"
     r"haha|lol)\b",
     re.IGNORECASE,
 )
-"""Greetings and thanks that open a sentence."""
+"""Greetings, thanks and "check ..." that open a sentence."""
 _POINTER = re.compile(
     r"\b(?:check (?:it |this |that )?out|take a look|look at (?:this|that)|here's|here is|"
     r"this (?:pic|photo|picture)|the pic)\b",

@@ -70,9 +70,10 @@ _ADVERBS = (
 )
 _VERBS = frozenset(
     (  # noqa: SIM905 - a word list reads better as text
-        "admire adore agree appreciate ask attend bake believe build care cherish collect cook "
-        "create dance do draw dream drink eat enjoy expect fear feel find fix go guess hate have "
-        "hear hope imagine intend keep know learn like listen live look love make mean miss need "
+        "admire adore agree appreciate ask attend bake believe build buy care cherish collect "
+        "cook create dance do draw dream drink eat enjoy expect fear feel find fix get give go "
+        "guess hate have hear hope imagine intend keep know learn like listen live look love "
+        "make mean meet miss need "
         "own paint plan play practice practise prefer read realise realize recommend remember "
         "run say see seem sing spend start struggle study suggest support swim take teach tend "
         "think travel try understand use value visit volunteer walk want watch wish wonder work "
