@@ -14,7 +14,7 @@ from api.config import ApiSettings
 from api.services import Resources
 from core.timeutil import now_ms
 from graph.errors import InvalidInputError
-from graph.models import LessonVersion, Project, Session, Turn
+from graph.models import LessonVersion, Project, Session, TopicBrief, Turn
 
 
 class ForbiddenError(Exception):
@@ -34,6 +34,8 @@ class Loaders:
     turn: DataLoader[str, Turn | None]
     session_turns: DataLoader[tuple[str, int, int], list[Turn]]
     lesson_versions: DataLoader[str, list[LessonVersion]]
+    topic_brief: DataLoader[tuple[str, int, int], TopicBrief | None]
+    """A topic's brief by `(topic_id, as_of_ms, known_at_ms)`."""
 
 
 def make_loaders(resources: Resources, principal: Principal) -> Loaders:
@@ -56,12 +58,21 @@ def make_loaders(resources: Resources, principal: Principal) -> Loaders:
     async def lesson_versions(ids: list[str]) -> list[list[LessonVersion]]:
         return await scoped.lesson_versions(ids, scope)
 
+    async def topic_briefs(keys: list[tuple[str, int, int]]) -> list[TopicBrief | None]:
+        found: dict[tuple[str, int, int], TopicBrief | None] = {}
+        for as_of, known_at in sorted({(a, k) for _, a, k in keys}):
+            ids = sorted({t for t, a, k in keys if (a, k) == (as_of, known_at)})
+            got = await scoped.topic_briefs(ids, scope, as_of=as_of, known_at=known_at)
+            found.update({(t, as_of, known_at): b for t, b in zip(ids, got, strict=True)})
+        return [found[k] for k in keys]
+
     return Loaders(
         project=DataLoader(load_fn=projects),
         session=DataLoader(load_fn=sessions),
         turn=DataLoader(load_fn=turns),
         session_turns=DataLoader(load_fn=session_turns),
         lesson_versions=DataLoader(load_fn=lesson_versions),
+        topic_brief=DataLoader(load_fn=topic_briefs),
     )
 
 

@@ -111,6 +111,9 @@ class ConsolidateSection(BaseModel):
     pack_target: int = Field(default=25_000, ge=1_000)
     """Bytes the pack fills up to with the most recent daily primers (seed: 20–25 KB)."""
     # reference layers
+    topic_summary_min_mentions: int = Field(default=2, ge=1)
+    """Topics mentioned in at least this many turns get a summary (`topic_summaries`); one
+    mention is a passing word, not a subject."""
     reference_min_weight: float = Field(default=0.5, ge=0)
     """Topics at or above this weight get a reference layer."""
     reference_min_tokens: int = Field(default=500, ge=1)

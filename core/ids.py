@@ -25,6 +25,7 @@ PREFIXES = {
     "community_run": "crn",
     "primer": "pri",
     "reference_layer": "ref",
+    "topic_brief": "tbr",
     "job_run": "job",
     "finding": "fnd",
     "snapshot": "snp",

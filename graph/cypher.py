@@ -322,7 +322,8 @@ PROJECT_LABELS = frozenset(
     {
         "Backlog", "Community", "CommunityRun", "ContextQuery", "Correction", "Fact", "Finding",
         "JobRun", "Lesson", "LessonVersion", "Primer", "Project", "ProjectSnapshot",
-        "ReferenceLayer", "RemAction", "RemState", "Session", "SourceFile", "Topic", "Turn",
+        "ReferenceLayer", "RemAction", "RemState", "Session", "SourceFile", "Topic", "TopicBrief",
+        "Turn",
     }
 )  # fmt: skip
 """Labels whose nodes belong to one project: a query touching them is scoped or says why not."""

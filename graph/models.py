@@ -48,6 +48,7 @@ __all__ = [
     "Temporal",
     "ToolStat",
     "Topic",
+    "TopicBrief",
     "TopicPhase",
     "Turn",
     "UtcDatetime",
@@ -553,6 +554,41 @@ class ReferenceLayer(Temporal):
     """Open questions the sources do not answer."""
     turns_at_build: int = 0
     """Topic message count when built (to detect staleness)."""
+
+
+class TopicBrief(Temporal):
+    """One version of a topic's summary with its key takeaways (extractive, from the REM cycle).
+
+    A topic has at most one open brief; a new version ends the previous one in valid time
+    (`valid_to` = its `valid_from`, `SUPERSEDES`), so reads as of a time see the brief then.
+    """
+
+    id: str
+    """Deterministic id (`make_id("topic_brief", project, topic_id, version)`)."""
+    project: str
+    """Owning project slug (the topic's)."""
+    topic_id: str
+    """The topic summarised (`SUMMARISES`)."""
+    version: int = 1
+    """Version number, from 1."""
+    title: str = ""
+    """The topic's title when written."""
+    summary: str = ""
+    """The summary's prose: its lead and salient sentences, in the third person."""
+    takeaways: tuple[str, ...] = ()
+    """Key takeaways, most important first."""
+    takeaway_sources: tuple[str, ...] = ()
+    """Per takeaway, the id of the knowledge item (or turn) it states."""
+    text: str = ""
+    """The whole brief as Markdown: the summary, then "Key takeaways" as a list."""
+    word_count: int = 0
+    """Words in `text`."""
+    source_turn_ids: tuple[str, ...] = ()
+    """Turns its sentences come from."""
+    source_item_ids: tuple[str, ...] = ()
+    """Knowledge items (facts, decisions, corrections, lessons) it states."""
+    material_hash: str = ""
+    """Fingerprint of the material it was built from; the job rebuilds it when this changes."""
 
 
 class JobRun(Temporal):

@@ -48,6 +48,7 @@ from graph.models import (
     RemState,
     Session,
     Topic,
+    TopicBrief,
     Turn,
 )
 from graph.rows import (
@@ -122,6 +123,8 @@ __all__ = [
     "session_to_row",
     "session_turn_from_record",
     "storable_text",
+    "topic_brief_from_record",
+    "topic_brief_to_row",
     "topic_from_record",
     "topic_link_from_record",
     "topic_summary_from_record",
@@ -394,6 +397,16 @@ def reference_layer_from_record(r: Mapping[str, Any]) -> ReferenceLayer:
     return _from_record(ReferenceLayer, r)
 
 
+def topic_brief_to_row(m: TopicBrief) -> Row:
+    """Properties of a `TopicBrief` node."""
+    return _to_row(m)
+
+
+def topic_brief_from_record(r: Mapping[str, Any]) -> TopicBrief:
+    """`TopicBrief` from its node properties."""
+    return _from_record(TopicBrief, r)
+
+
 def job_run_to_row(m: JobRun) -> Row:
     """Properties of a `JobRun` node (`summary` as a JSON string)."""
     return _to_row(m)
@@ -552,6 +565,7 @@ def knowledge_node_from_record(r: Mapping[str, Any]) -> KnowledgeNode:
         weight=float(r.get("weight") or 0.0),
         turn_ids=_strs(r.get("turn_ids")),
         session_ids=_strs(r.get("session_ids")),
+        subkind=_str(r.get("subkind")),
     )
 
 

@@ -113,6 +113,8 @@ class KnowledgeNode:
     weight: float = 0.0
     turn_ids: tuple[str, ...] = ()
     session_ids: tuple[str, ...] = ()
+    subkind: str = ""
+    """A fact's kind (`decision`, `todo`...), a correction's status, a lesson's category."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from graph.cli import app as db_app
 from graph.cli import export_cmd
 from graph.errors import GraphError
 from graph.explore import instructions
+from graph.topics_cli import topics_app
 from ingest.cli import register as register_ingest
 from ingest.extract.cli import extract as extract_cmd
 from remgraph.eval import eval_app
@@ -43,6 +44,7 @@ register_ingest(app, hooks=extraction_hooks)
 app.command("extract")(extract_cmd)
 app.command("export")(export_cmd)
 app.add_typer(keys_app, name="keys")
+app.add_typer(topics_app, name="topics")
 api_app = typer.Typer(help="GraphQL schema tools.", no_args_is_help=True)
 api_app.command("export-schema")(export_schema)
 app.add_typer(api_app, name="api")

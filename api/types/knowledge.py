@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import strawberry
 
 from api.types.pagination import Connection
+from core.timeutil import parse_ms
 from graph import models
 
 if TYPE_CHECKING:
@@ -177,6 +178,41 @@ class Fact:
 
 
 @strawberry.type
+class TopicBrief:
+    """One version of a topic's summary with its key takeaways (built by the REM cycle)."""
+
+    version: int
+    title: str
+    summary: str
+    takeaways: list[str]
+    takeaway_sources: list[str]
+    text: str
+    word_count: int
+    source_turn_ids: list[str]
+    source_item_ids: list[str]
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+
+    @classmethod
+    def from_domain(cls, m: models.TopicBrief) -> TopicBrief:
+        return cls(
+            version=m.version,
+            title=m.title,
+            summary=m.summary,
+            takeaways=list(m.takeaways),
+            takeaway_sources=list(m.takeaway_sources),
+            text=m.text,
+            word_count=m.word_count,
+            source_turn_ids=list(m.source_turn_ids),
+            source_item_ids=list(m.source_item_ids),
+            valid_from=m.valid_from,
+            valid_to=m.valid_to,
+            recorded_at=m.recorded_at,
+        )
+
+
+@strawberry.type
 class Topic:
     """A subject discussed across sessions."""
 
@@ -203,6 +239,22 @@ class Topic:
             first_seen=m.first_seen,
             last_seen=m.last_seen,
         )
+
+    @strawberry.field
+    async def summary(
+        self,
+        info: strawberry.Info[Context, None],
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> TopicBrief | None:
+        """Its summary with key takeaways as it held at `asOf` (default now), known at `knownAt`.
+
+        Null until the `topic_summaries` REM job has summarised the topic.
+        """
+        now = info.context.now_ms
+        key = (str(self.id), parse_ms(as_of) or now, parse_ms(known_at) or now)
+        brief = await info.context.loaders.topic_brief.load(key)
+        return TopicBrief.from_domain(brief) if brief is not None else None
 
 
 @strawberry.type

@@ -5,7 +5,7 @@ results, and returns counters and findings. `consolidate.runner.run_job` adds lo
 timing, error capture and state; jobs never know whether the CLI, worker, API or a test runs them.
 The registry order is the order a full cycle runs them: clean up first (duplicates, staleness,
 graduation), then recompute (weights, extraction, communities), then summarise (rollups,
-reference layers).
+topic summaries, reference layers).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from consolidate.jobs import (
     reference_layers,
     rollups,
     staleness,
+    topic_summaries,
     topic_weights,
 )
 from consolidate.models import Job
@@ -32,6 +33,7 @@ JOBS: dict[str, Job] = {
         Job("extraction", "Themes, pending todos and decisions that need lessons", extraction.run),
         Job("communities", "Leiden communities over the knowledge graph", communities.run),
         Job("rollups", "Daily, weekly and monthly primers within budgets", rollups.run),
+        Job("topic_summaries", "Topic summaries with key takeaways", topic_summaries.run),
         Job("reference_layers", "Reference documents for high-weight topics", reference_layers.run),
     )
 }

@@ -1,12 +1,13 @@
 """reference_layers: a 500–5,000-token reference per high-weight topic, refreshed as it grows.
 
-For each topic with weight ≥ `reference_min_weight` and no layer yet, or with ≥
-`reference_refresh_turns` new mentions since its layer was built, the job assembles the topic's
-corrections (rules first), lessons, facts, then quotes the newest turns that mention it (read
-through `MENTIONS`, so a refresh takes in the new turns) until the layer holds twice the minimum
-tokens when the material is there. Items belong to
-a topic when they share a source turn or session with it, or a keyword. Layers under
-`reference_min_tokens` are still written, with their gaps listed (and reported).
+For each topic with weight ≥ `reference_min_weight` and no layer yet, with ≥
+`reference_refresh_turns` new mentions since its layer was built, or with a newer summary than
+the one its layer opens with, the job assembles the topic's summary (`topic_summaries`, when it
+has one) as an overview, its corrections (rules first), lessons, facts, then quotes the newest
+turns that mention it (read through `MENTIONS`, so a refresh takes in the new turns) until the
+layer holds twice the minimum tokens when the material is there. Items belong to a topic when
+they share a source turn or session with it, or a keyword. Layers under `reference_min_tokens`
+are still written, with their gaps listed (and reported).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from consolidate.models import JobContext, JobResult
 from consolidate.text import clip, fit_bytes
 from core.ids import make_id
 from core.text import content_words
-from graph.models import ReferenceLayer
+from graph.models import ReferenceLayer, TopicBrief
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.reference_layers import ReferenceLayerRepository
 from graph.repositories.rem import RemRepository
+from graph.repositories.topic_briefs import TopicBriefRepository
 from graph.rows import ExampleTurn, KnowledgeNode, TopicSummary
 
 EXAMPLE_TURNS = 80
@@ -129,9 +131,15 @@ def assemble(
     max_tokens: int,
     fill_tokens: int = 0,
     context: Sequence[ExampleTurn] = (),
+    overview: str = "",
 ) -> tuple[str, list[str], list[str]]:
-    """Reference text, its gaps and the quoted turns' ids; quotes fill it to `fill_tokens`."""
+    """Reference text, its gaps and the quoted turns' ids; quotes fill it to `fill_tokens`.
+
+    `overview` (the topic's summary prose, `topic_summaries`) opens the layer when there is one.
+    """
     lines = _header(topic)
+    if overview:
+        lines += ["## Overview", "", overview, ""]
     gaps: list[str] = []
     for kind, title in _SECTIONS:
         group = [i for i in items if i.kind == kind]
@@ -149,14 +157,20 @@ def assemble(
 
 
 def due(
-    topics: Sequence[TopicSummary], existing: Mapping[str, ReferenceLayer], cfg: ConsolidateSection
+    topics: Sequence[TopicSummary],
+    existing: Mapping[str, ReferenceLayer],
+    cfg: ConsolidateSection,
+    briefs: Mapping[str, TopicBrief] | None = None,
 ) -> list[TopicSummary]:
-    """Topics without a layer, or with enough new mentions since theirs was built."""
+    """Topics due a layer: none yet, enough new mentions, or a newer summary than the layer's."""
+    briefs = briefs or {}
     todo = []
     for t in topics:
         layer = existing.get(t.id)
         grown = t.message_count - (layer.turns_at_build if layer else 0)
-        if layer is None or grown >= cfg.reference_refresh_turns:
+        brief = briefs.get(t.id)
+        newer = brief is not None and layer is not None and brief.id not in layer.source_ids
+        if layer is None or grown >= cfg.reference_refresh_turns or newer:
             todo.append(t)
     return todo
 
@@ -167,12 +181,14 @@ def build_layer(
     items: Sequence[KnowledgeNode],
     turns: Sequence[ExampleTurn],
     context: Sequence[ExampleTurn] = (),
+    brief: TopicBrief | None = None,
 ) -> ReferenceLayer:
     """The layer of one topic; short ones say so first among their gaps."""
     cfg = ctx.settings.consolidate
     rel = related(t, items)
     fill = cfg.reference_min_tokens * FILL_FACTOR
-    text, gaps, quoted = assemble(t, rel, turns, cfg.reference_max_tokens, fill, context)
+    overview = brief.summary if brief else ""
+    text, gaps, quoted = assemble(t, rel, turns, cfg.reference_max_tokens, fill, context, overview)
     ntok = estimate_tokens(text)
     if ntok < cfg.reference_min_tokens:
         gaps.insert(0, f"only {ntok} tokens of material (target ≥ {cfg.reference_min_tokens})")
@@ -183,7 +199,9 @@ def build_layer(
         title=t.title,
         text=text,
         token_count=ntok,
-        source_ids=tuple(i.id for i in rel[:100]) + tuple(quoted),
+        source_ids=tuple(i.id for i in rel[:100])
+        + tuple(quoted)
+        + ((brief.id,) if brief is not None else ()),
         gaps=tuple(gaps),
         turns_at_build=t.message_count,
         valid_from=ctx.now,
@@ -198,7 +216,9 @@ async def run(ctx: JobContext) -> JobResult:
     stored = await RemRepository(ctx.db).topics(ctx.project_filter, ctx.now_ms)
     topics = [t for t in stored if t.weight >= cfg.reference_min_weight]
     existing = {x.topic_id: x for x in await layers_repo.list_layers(ctx.project, ctx.now_ms)}
-    todo = due(topics, existing, cfg)
+    current = await TopicBriefRepository(ctx.db).current(ctx.project, ctx.now_ms)
+    briefs = {b.topic_id: b for b in current}  # by version: the newest open one wins
+    todo = due(topics, existing, cfg, briefs)
     if not todo:
         return JobResult(summary={"topics": len(topics), "built": 0, "refreshed": 0})
     nodes = await CommunityRepository(ctx.db).project_nodes(ctx.project_filter, ctx.now_ms)
@@ -209,7 +229,13 @@ async def run(ctx: JobContext) -> JobResult:
     ):
         turns[x.topic_id].append(x)
     context = await _context(layers_repo, turns, cfg.reference_min_tokens * FILL_FACTOR, ctx)
-    out = [build_layer(ctx, t, items, turns.get(t.id, []), context.get(t.id, [])) for t in todo]
+    briefs = {
+        b.topic_id: b for b in await TopicBriefRepository(ctx.db).current(ctx.project, ctx.now_ms)
+    }
+    out = [
+        build_layer(ctx, t, items, turns.get(t.id, []), context.get(t.id, []), briefs.get(t.id))
+        for t in todo
+    ]
     await layers_repo.upsert_many(out)
     return _result(len(topics), out, existing, cfg.reference_min_tokens)
 

@@ -16,7 +16,17 @@ from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
 from graph.kinds import ItemKind
-from graph.models import Correction, Fact, Lesson, LessonVersion, Project, Session, Topic, Turn
+from graph.models import (
+    Correction,
+    Fact,
+    Lesson,
+    LessonVersion,
+    Project,
+    Session,
+    Topic,
+    TopicBrief,
+    Turn,
+)
 from graph.records import (
     correction_from_record,
     fact_from_record,
@@ -24,6 +34,7 @@ from graph.records import (
     lesson_version_from_record,
     project_from_record,
     session_from_record,
+    topic_brief_from_record,
     topic_from_record,
     turn_from_record,
 )
@@ -45,6 +56,7 @@ _TOPICS_GET = Q("scoped.topics_get")
 _TURNS_GET = Q("scoped.turns_get")
 _SESSION_TURNS = Q("scoped.session_turns")
 _LESSON_VERSIONS = Q("scoped.lesson_versions")
+_TOPIC_BRIEFS = Q("scoped.topic_briefs")
 _LESSON_FEEDBACK = Q("scoped.lesson_feedback")
 _CORRECTION_FEEDBACK = Q("scoped.correction_feedback")
 _CONFIRM_CORRECTION = Q("scoped.confirm_correction")
@@ -190,6 +202,22 @@ class ScopedRepository:
         for r in rows:
             out.setdefault(r["lesson_id"], []).append(lesson_version_from_record(r["props"]))
         return [out.get(i, []) for i in ids]
+
+    async def topic_briefs(
+        self, topic_ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int
+    ) -> list[TopicBrief | None]:
+        """Each topic's brief that held at `as_of` as known at `known_at` (None: none readable)."""
+        rows = await self._db.read(
+            _TOPIC_BRIEFS,
+            ids=list(topic_ids),
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        out: dict[str, TopicBrief] = {}
+        for r in rows:  # ordered by version: the newest that held wins
+            out[r["topic_id"]] = topic_brief_from_record(r["props"])
+        return [out.get(i) for i in topic_ids]
 
     async def record_feedback(
         self,

@@ -52,6 +52,7 @@ from ingest.extract.text import (
     with_category,
 )
 from knowledge.labels import is_generic_label
+from knowledge.prose import is_person
 from knowledge.stance import LEAD_WORDS, lifted
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
@@ -684,29 +685,6 @@ _INSIGHTS: list[tuple[re.Pattern[str], LessonCategory]] = [
 _VAGUE = re.compile(
     r"^(?:the hard way|a lot|so much|much|again|i'?m|it'?s (?:fine|ok|okay|good))\b", re.IGNORECASE
 )
-
-
-_PERSON = re.compile(r"^[A-Z][a-z]+(?:[ '\-][A-Z][a-z]+){0,3}$")
-
-
-def is_person(speaker: str) -> bool:
-    """Whether a speaker label looks like a person's name (not `claude-sonnet-4`, not `user`)."""
-    return (
-        bool(speaker)
-        and bool(_PERSON.match(speaker))
-        and speaker.lower()
-        not in {
-            "user",
-            "assistant",
-            "system",
-            "tool",
-            "human",
-            "claude",
-            "chatgpt",
-            "codex",
-            "gemini",
-        }
-    )
 
 
 # --- facts from clauses, most specific first -----------------------------------------------------
