@@ -28,6 +28,12 @@ it on both engines (same texts, same vectors) and measures them in turn in one i
 `bench/results/context_neo4j.json` with the Neo4j/embedded latency ratios. `--neo4j-quantization`
 recreates Neo4j's vector indexes with scalar quantization on or off before measuring (`both`
 measures each; `migrated`, the default, leaves them as the migrations made them).
+
+`--baseline TREE` measures the code of another source tree against this one in one run (e.g.
+`git worktree add --detach /tmp/base HEAD~3`): on each engine asked for (`--engine`), on the same
+graph, the API is served from TREE and from this tree in alternating single-client rounds, then
+with `--clients` clients each; `bench/results/context_speed.json` holds both, with the
+current/baseline ratios of latency and of CPU per request.
 """
 
 from __future__ import annotations
@@ -35,9 +41,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import multiprocessing as mp
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -324,6 +332,52 @@ class BenchGraph:
         return pid_listening_on(self.db.address)
 
 
+_SERVE_FROM_TREE = """
+import json, sys
+a = json.loads(sys.argv[1])
+sys.path.insert(0, a["root"])
+from bench.bench_context import _serve
+
+class Ready:
+    def set(self):
+        print("ready", flush=True)
+
+_serve(a["engine"], a["port"], a["warm"], a["cache"], Ready(), a["ranking"])
+"""
+"""A child interpreter serving the API from another source tree (`--baseline`) through that
+tree's own `_serve`; it prints `ready` once the server listens."""
+
+
+class _TreeServer:
+    """The API served from the source tree `root` in a child interpreter (`--baseline`)."""
+
+    def __init__(self, root: Path, args: dict[str, Any]) -> None:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _SERVE_FROM_TREE, json.dumps({"root": str(root), **args})],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.pid = self._proc.pid
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        """Whether the server said it listens within `timeout_s` (False when it exited)."""
+        assert self._proc.stdout is not None
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            line = self._proc.stdout.readline()
+            if line.strip() == "ready":
+                return True
+            if not line and self._proc.poll() is not None:
+                return False
+        return False
+
+    def stop(self) -> None:
+        self._proc.terminate()
+        self._proc.wait(30)
+
+
 async def serve_and_measure(
     g: BenchGraph,
     queries: list[tuple[str, str]],
@@ -333,27 +387,40 @@ async def serve_and_measure(
     cache: bool,
     ranking: dict[str, Any] | None = None,
     samples: list[float] | None = None,
+    tree: Path | None = None,
 ) -> dict[str, Any]:
     """Start the API in a child process, load it from `clients` clients, stop it.
 
     `ranking` overrides ranking settings (`RankingSection` fields) in the API process; `samples`,
-    when given, receives every latency measured (to pool several runs).
+    when given, receives every latency measured (to pool several runs); `tree`, when given, is
+    another source tree whose code serves the API (`--baseline`).
 
     `g.warm_up` queries (other than the measured ones) run first, as a service that has been up a
     while has served others: its word-frequency and statistics caches are warm, but the measured
     queries' own words may still be new to it.
     """
-    ctx = mp.get_context("spawn")
-    ready = ctx.Event()
     warm = [q for q, _ in queries] if cache else []
-    proc = ctx.Process(
-        target=_serve,
-        args=(g.settings, port, warm, cache, ready, ranking or {}),
-        daemon=True,
-    )
-    proc.start()
+    proc: Any
+    if tree is not None:
+        settings = json.loads(json.dumps(g.settings, default=str))
+        proc = _TreeServer(
+            tree,
+            {"engine": settings, "port": port, "warm": warm, "cache": cache,
+             "ranking": ranking or {}},
+        )  # fmt: skip
+        started = asyncio.to_thread(proc.wait_ready, 900)
+    else:
+        ctx = mp.get_context("spawn")
+        ready = ctx.Event()
+        proc = ctx.Process(
+            target=_serve,
+            args=(g.settings, port, warm, cache, ready, ranking or {}),
+            daemon=True,
+        )
+        proc.start()
+        started = asyncio.to_thread(ready.wait, 900)
     try:
-        if not await asyncio.to_thread(ready.wait, 900):
+        if not await started:
             raise RuntimeError("the API process did not start")
         url = f"http://127.0.0.1:{port}"
         await run_load(url, g.key, g.warm_up, clients)
@@ -371,8 +438,11 @@ async def serve_and_measure(
         if samples is not None:
             samples.extend(lat)
     finally:
-        proc.terminate()
-        await asyncio.to_thread(proc.join, 30)
+        if isinstance(proc, _TreeServer):
+            await asyncio.to_thread(proc.stop)
+        else:
+            proc.terminate()
+            await asyncio.to_thread(proc.join, 30)
     return {
         "latency_ms": percentiles(lat),
         "errors": errors,
@@ -671,6 +741,99 @@ async def main_neo4j(args: argparse.Namespace) -> None:
         print(path, ratios)
 
 
+def _cpu_ratio(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float | None]:
+    """CPU per request of `a` divided by that of `b`: API, engine, and the two together."""
+    ca, cb = a["cpu_ms_per_request"], b["cpu_ms_per_request"]
+    out: dict[str, float | None] = {
+        k: round(ca[k] / cb[k], 2) if ca[k] and cb[k] else None for k in ("api", "engine")
+    }
+    if ca["engine"] is not None and cb["engine"] is not None:
+        out["api_plus_engine"] = round((ca["api"] + ca["engine"]) / (cb["api"] + cb["engine"]), 2)
+    return out
+
+
+_RUNS = ("single_client_without_query_embedding", "clients_without_query_embedding")
+
+
+async def main_compare(args: argparse.Namespace) -> None:
+    """This tree against `--baseline` on each engine asked for: `bench/results/context_speed.json`.
+
+    Single-client rounds alternate between the two codes and the engines, `--rounds` times, each
+    configuration's samples pooled, so a neighbour's load falls on all alike; then one run with
+    `--clients` clients each.
+    """
+    engines = list(ENGINES) if args.engine == "both" else [args.engine]
+    codes: dict[str, Path | None] = {"baseline": args.baseline.resolve(), "current": None}
+    async with contextlib.AsyncExitStack() as stack:
+        graphs = {e: await stack.enter_async_context(bench_graph(args, e)) for e in engines}
+        runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        samples: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.rounds):
+            for e, g in graphs.items():
+                for code, tree in codes.items():
+                    r = await serve_and_measure(
+                        g,
+                        g.queries[: args.single_requests],
+                        1,
+                        args.port,
+                        cache=True,
+                        samples=samples.setdefault((e, code), []),
+                        tree=tree,
+                    )
+                    runs.setdefault((e, code), []).append(r)
+                    print(e, code, r["latency_ms"], r["cpu_ms_per_request"], file=sys.stderr)
+        results: dict[str, Any] = {}
+        for e, g in graphs.items():
+            per: dict[str, Any] = {"engine": await engine_facts(g)}
+            for code, tree in codes.items():
+                per[code] = {
+                    _RUNS[0]: _pooled(runs[(e, code)], samples[(e, code)]),
+                    _RUNS[1]: await serve_and_measure(
+                        g, g.queries, args.clients, args.port, cache=True, tree=tree
+                    ),
+                }
+                print(e, code, "clients", per[code][_RUNS[1]]["latency_ms"], file=sys.stderr)
+            cur, base = per["current"], per["baseline"]
+            per["ratio_current_to_baseline"] = {
+                run: {
+                    "latency": _ratio(cur[run], base[run]),
+                    "cpu": _cpu_ratio(cur[run], base[run]),
+                }
+                for run in _RUNS
+            }
+            results[e] = per
+        neo4j_to_embedded = (
+            {
+                code: {run: _ratio(results["neo4j"][code][run], results["embedded"][code][run])
+                       for run in _RUNS}
+                for code in codes
+            }
+            if len(results) == 2
+            else {}
+        )  # fmt: skip
+        out = {
+            "graph": _graph_facts(args, {e: round(g.build_s, 1) for e, g in graphs.items()}),
+            "baseline": str(codes["baseline"]),
+            "clients": args.clients,
+            "requests": {
+                "single_client": args.single_requests * args.rounds,
+                "clients": args.requests,
+            },
+            **_COMMON,
+            "single_client_rounds": args.rounds,
+            "engines": results,
+            "neo4j_to_embedded": neo4j_to_embedded,
+            "targets": {
+                "cpu_ms_per_request": "API + engine <= 15 (issue 18.3)",
+                "single_client_p95_ms": 30,
+                "neo4j_single_client_p95": "within 2x the embedded engine's (issue 17.7)",
+            },
+        }
+        path = write_result("context_speed", out)
+        print(path, {e: r["ratio_current_to_baseline"] for e, r in results.items()})
+        print(neo4j_to_embedded)
+
+
 async def main() -> None:
     ap = bench_arguments(__doc__, 18765)
     ap.add_argument("--engine", choices=(*ENGINES, "both"), default="embedded")
@@ -681,13 +844,21 @@ async def main() -> None:
     ap.add_argument("--single-requests", type=int, default=100, help="per single-client round")
     ap.add_argument("--out", default="context_neo4j", help="result name (neo4j/both)")
     ap.add_argument("--build-only", action="store_true", help="build (or keep) the graphs, exit")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another source tree to measure against in the same run (context_speed.json)",
+    )
     args = ap.parse_args()
     if args.build_only:
         for engine in ENGINES if args.engine == "both" else (args.engine,):
             async with bench_graph(args, engine) as g:
                 print(engine, "graph ready; built in", round(g.build_s, 1), "s", file=sys.stderr)
         return
-    if args.engine == "embedded":
+    if args.baseline is not None:
+        await main_compare(args)
+    elif args.engine == "embedded":
         await main_embedded(args)
     else:
         await main_neo4j(args)

@@ -12,6 +12,10 @@ Each file starts with a header of `// key: value` lines:
   empty)
 - `returns:` comma-separated column names the body returns (required for read/write, may be empty)
 - `dialect-only:` `yes` in a dialect file that has no portable counterpart
+- `rows:` `collected` on a read whose rows an engine should send as one row (the request path's
+  small results, values only: no nodes or relationships): the Neo4j adapter runs
+  `collected_text(query)`, one Bolt record instead of one per row; FalkorDB sends a whole result
+  in one reply anyway
 - `scope:` who may reach a query that takes neither `$project` nor `$projects`: `internal` (by id,
   ids from a project-scoped read, or a write of items one project's code built) or `admin`
   (operators' commands, never an API key); a query taking `$project`/`$projects` is `project`
@@ -74,6 +78,8 @@ class Query:
     """Fragments spliced into `text` (`// include:`), directly or through another fragment."""
     scope: Scope = "project"
     """`project` (takes `$project`/`$projects`), `internal` or `admin` (the `scope:` header)."""
+    collected: bool = False
+    """The `rows: collected` header: engines may send the rows as one row (`collected_text`)."""
 
     def statements(self) -> list[LiteralString]:
         """Split a schema file into statements at lines holding only `;`."""
@@ -299,6 +305,7 @@ def parse_file(
     lines, includes, direct = _expand(rel, body, resolve)
     composed = "\n".join([*head, *lines])
     _check_body(rel, mode, declared, composed)
+    returns = _returns(rel, mode, header, direct)
     # Safe: the text comes from files in this repository, never from user input. This is the one
     # place a plain str becomes a LiteralString for the drivers.
     text = cast(LiteralString, composed + "\n")
@@ -307,12 +314,47 @@ def parse_file(
         text=text,
         mode=mode,
         params=declared,
-        returns=_returns(rel, mode, header, direct),
+        returns=returns,
         path=path,
         dialect=dialect,
         dialect_only=header.get("dialect-only", "").lower() in {"yes", "true"},
         includes=includes,
         scope=_scope(rel, header, declared, composed) if mode is not Mode.SCHEMA else "admin",
+        collected=_collected(rel, mode, header, returns),
+    )
+
+
+def _collected(rel: str, mode: Mode, header: dict[str, str], returns: tuple[str, ...]) -> bool:
+    """The `rows:` header: `collected` on a read with columns, else absent."""
+    value = header.get("rows")
+    if value is None:
+        return False
+    if value.lower() != "collected":
+        raise QueryFileError(rel, f"`rows:` must be `collected`, got {value!r}")
+    if mode is not Mode.READ or not returns:
+        raise QueryFileError(rel, "`rows: collected` needs `mode: read` and `returns:` columns")
+    return True
+
+
+COLLECTED_COLUMN = "rows"
+"""The one column of `collected_text`: a list holding each row's values in `returns` order."""
+
+
+@cache
+def collected_text(query: Query) -> LiteralString:
+    """`query` returning its rows as one row: one Bolt message instead of one per row.
+
+    The one column `rows` holds each row's values in `query.returns` order, in the query's row
+    order. Per-message handling is most of the Neo4j driver's cost on a request that reads a few
+    hundred rows.
+    """
+    if not query.collected:
+        raise ValueError(f"{query.name}: the header does not say `rows: collected`")
+    cols = ", ".join(f"`{c}`" for c in query.returns)
+    # Safe: the columns come from the query file's checked header, never from user input.
+    return cast(
+        LiteralString,
+        f"CALL () {{\n{query.text}}}\nRETURN collect([{cols}]) AS {COLLECTED_COLUMN}\n",
     )
 
 

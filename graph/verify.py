@@ -32,6 +32,7 @@ def placeholder(name: str) -> Any:
         "statuses",
         "keep",
         "top",
+        "scored",
     } or n.endswith(("_ids", "_rows", "_list")):
         return []
     if "vector" in n or "embedding" in n:

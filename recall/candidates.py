@@ -62,20 +62,25 @@ def turn_candidates(
     bm25_of: Mapping[str, float],
     known_text: Mapping[str, str],
     window: int,
+    cosine_of: Mapping[str, float] | None = None,
 ) -> list[Candidate]:
     """Candidates for the fetched turns, each with its list ranks and raw scores.
 
     `bm25_of` holds the fulltext (BM25) score of every turn the fulltext search found,
-    `known_text` the texts that search already read (the others are read later, when needed).
+    `known_text` the texts that search already read (the others are read later, when needed),
+    `cosine_of` the similarity of the turns the vector search found (a row's own `similarity`,
+    when set, is the one read with it).
     """
+    cosine_of = cosine_of or {}
     neighbours = session_neighbours(rows, window)
     out = []
     for r in rows:
         scores = {}
         if r.id in bm25_of:
             scores[FULLTEXT] = bm25_of[r.id]
-        if r.similarity is not None:
-            scores[VECTOR] = r.similarity
+        similarity = r.similarity if r.similarity is not None else cosine_of.get(r.id)
+        if similarity is not None:
+            scores[VECTOR] = similarity
         out.append(
             turn_candidate(
                 r, known_text.get(r.id), ranks.get(r.id, {}), scores, neighbours.get(r.id, ())

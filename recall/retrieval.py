@@ -429,6 +429,7 @@ class RetrievalService:
             ((FULLTEXT, found.fulltext[: w.fulltext_candidates]), (VECTOR, found.vector))
         )
         top = self._expansion_heads(ranks)
+        cosine_of = {h.id: h.score for h in found.vector}
         rows, of_turns = await asyncio.gather(
             self._repo.turns_fetch(
                 list(ranks),
@@ -436,6 +437,7 @@ class RetrievalService:
                 top=top if w.neighbour_window > 0 else [],
                 window=w.neighbour_window,
                 vector=vector,
+                scored=cosine_of,
             ),
             self._repo.knowledge_of_turns(
                 top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
@@ -453,6 +455,7 @@ class RetrievalService:
             # None for the rest: read later, for the few that need it
             known_text={h.id: h.text for h in found.fulltext if h.text is not None},
             window=w.neighbour_window,
+            cosine_of=cosine_of,
         )
         # A turn whose derived fact or correction ended, and none derived from it is live.
         stale = of_turns.superseded.difference(t for h in derived for t in h.turn_ids)

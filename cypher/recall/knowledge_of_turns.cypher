@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: ids, projects, as_of, known_at
 // why: graph expansion: lessons, corrections and facts derived from the matched turns, one row
 //      per (item, turn), those that ended by $as_of included (their `valid_to` says so): the

@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: projects, as_of, known_at, limit
 // why: rules first (issue 14): every `context` answer considers the project's corrections in
 //      force as of the read (every stage: `recall.retrieval` opens with the relevant ones, and

@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: ids, projects
 // returns: id, text
 // why: the text of the few candidate turns that diversity and packing look at; candidates are

@@ -16,7 +16,7 @@ from typing import Any, LiteralString, cast
 import neo4j
 import neo4j.exceptions as nexc
 
-from graph.cypher import Dialect, Mode, Q, QueryRef
+from graph.cypher import COLLECTED_COLUMN, Dialect, Mode, Q, QueryRef, collected_text
 from graph.db import Row, check_params, lucene_terms, resolve, summarize
 from graph.errors import ConflictError, GraphError, GraphUnavailableError, QueryError
 
@@ -108,6 +108,17 @@ class Neo4jGraph:
                 async with self._driver.session(database=self._db) as session:
                     result = await session.run(neo4j.Query(q.text, timeout=self._timeout), params)
                     rows = [r.data() for r in [rec async for rec in result]]
+            elif q.collected and q.mode is Mode.READ:
+                # One record holding every row: the driver's cost is per Bolt message, not per
+                # value (a few hundred small records cost more client CPU than the query itself).
+                records, _, _ = await self._driver.execute_query(
+                    neo4j.Query(collected_text(q), timeout=self._timeout),
+                    params,
+                    routing_=routing,
+                    database_=self._db,
+                )
+                cols = q.returns
+                rows = [dict(zip(cols, r, strict=True)) for r in records[0][COLLECTED_COLUMN]]
             else:
                 records, _, _ = await self._driver.execute_query(
                     neo4j.Query(q.text, timeout=self._timeout),
@@ -123,6 +134,8 @@ class Neo4jGraph:
             (time.perf_counter() - started) * 1000,
             summarize(params),
         )
+        if q.collected:  # plain lists and scalars already: the columns hold no graph entities
+            return rows
         return [{k: _plain(v) for k, v in r.items()} for r in rows]
 
     async def read(self, query: QueryRef, **params: Any) -> list[Row]:
@@ -138,7 +151,8 @@ class Neo4jGraph:
         q = resolve(query, self.dialect, (Mode.READ, Mode.WRITE, Mode.AUTOCOMMIT))
         check_params(q, params)
         # EXPLAIN plans without running; CALL {} IN TRANSACTIONS cannot be explained inside one.
-        text = cast(LiteralString, "EXPLAIN " + q.text)
+        # A collected read is planned as it runs (wrapped).
+        text = cast(LiteralString, "EXPLAIN " + (collected_text(q) if q.collected else q.text))
         with _translate(q.name, self.address):
             async with self._driver.session(database=self._db) as session:
                 result = await session.run(text, params)

@@ -9,7 +9,7 @@ for vectors (see `cypher/README.md`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -239,11 +239,13 @@ class RecallRepository:
         top: Sequence[str],
         window: int,
         vector: Sequence[float] | None,
+        scored: Collection[str] = (),
     ) -> list[TurnFacts]:
         """The turns `ids` plus those within `window` `NEXT` steps of the turns `top`.
 
         Expansion stays in each turn's session and in `projects`; `similarity` is the cosine to
-        `vector` (None without one).
+        `vector` (None without one, and for the turns `scored`, whose cosine the caller has from
+        the vector search: the engine does not compute it twice).
         """
         if not ids or not projects:
             return []
@@ -254,6 +256,7 @@ class RecallRepository:
             projects=list(projects),
             window=window,
             vector=None if vector is None else list(vector),
+            scored=list(scored),
         )
         return [_turn_facts(r) for r in rows]
 

@@ -224,6 +224,16 @@ async def test_turns_fetch_expands_along_next_within_the_session_and_scope(
     assert t2.quality == pytest.approx(0.8)
     assert t2.similarity == pytest.approx(1.0 / (1.0 + 0.04) ** 0.5, abs=1e-4)
     assert by_id["s1-t1"].speaker == "Bob"
+    # turns the vector search scored already: the engine leaves their cosine out, not the others'
+    skip = await recall.turns_fetch(
+        ["s1-t2"], ("p1",), top=["s1-t2"], window=1, vector=vec(1.0, 0.0), scored={"s1-t2"}
+    )
+    assert {r.id: r.similarity for r in skip} == {
+        "s1-t1": by_id["s1-t1"].similarity,
+        "s1-t2": None,
+        "s1-t3": by_id["s1-t3"].similarity,
+    }
+    assert by_id["s1-t1"].similarity is not None
     # window 0 or no heads: the hits only; no vector: no similarity
     only = await recall.turns_fetch(["s1-t2"], ("p1",), top=[], window=1, vector=None)
     assert [(r.id, r.similarity) for r in only] == [("s1-t2", None)]

@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from graph.cypher import Dialect, Mode, QueryRef, Registry, cypher_dir, parse_file, registry
+from graph.cypher import (
+    COLLECTED_COLUMN,
+    Dialect,
+    Mode,
+    QueryRef,
+    Registry,
+    collected_text,
+    cypher_dir,
+    parse_file,
+    registry,
+)
 from graph.db import resolve
 from graph.errors import QueryFileError, UnknownQueryError
 
@@ -259,12 +269,51 @@ def _write(root: Path, rel: str, text: str) -> None:
         ),
         ("// mode: read\n// params:\n// returns: x\nRETURN {{x}} AS x\n", "template"),
         ("// mode: bogus\n// params:\n// returns: x\nRETURN 1 AS x\n", "unknown mode"),
+        ("// mode: read\n// rows: all\n// params:\n// returns: x\nRETURN 1 AS x\n", "rows"),
+        (
+            "// mode: write\n// rows: collected\n// params:\n// returns: x\nRETURN 1 AS x\n",
+            "needs `mode: read`",
+        ),
+        ("// mode: read\n// rows: collected\n// params:\n// returns:\nRETURN 1\n", "columns"),
     ],
 )
 def test_bad_files_are_refused(tmp_path: Path, text: str, reason: str) -> None:
     _write(tmp_path, "thing/get.cypher", text)
     with pytest.raises(QueryFileError, match=reason):
         Registry(tmp_path).get("thing.get", Dialect.NEO4J)
+
+
+def test_collected_text_returns_the_columns_in_order_as_one_row(tmp_path: Path) -> None:
+    body = "MATCH (n:Thing) WHERE n.id IN $ids\nRETURN n.id AS id, n.count AS count ORDER BY id\n"
+    _write(
+        tmp_path,
+        "thing/get.cypher",
+        "// mode: read\n// params: ids\n// returns: id, count\n" + body,
+    )
+    _write(
+        tmp_path,
+        "thing/few.cypher",
+        "// mode: read\n// rows: collected\n// params: ids\n// returns: id, count\n" + body,
+    )
+    reg = Registry(tmp_path)
+    plain, few = reg.get("thing.get", Dialect.NEO4J), reg.get("thing.few", Dialect.NEO4J)
+    assert not plain.collected
+    assert few.collected
+    text = collected_text(few)
+    assert text.startswith("CALL () {\n" + few.text)  # the query itself, as composed
+    assert text.rstrip().endswith(f"RETURN collect([`id`, `count`]) AS {COLLECTED_COLUMN}")
+    with pytest.raises(ValueError, match="rows: collected"):
+        collected_text(plain)
+
+
+def test_the_request_path_reads_are_collected(reg: Registry) -> None:
+    """The reads every `context` request runs come back from Neo4j as one row each."""
+    for name in (
+        "recall.turn_fulltext", "recall.turn_vector", "recall.turns_fetch", "recall.turn_texts",
+        "recall.knowledge_fulltext", "recall.knowledge_vector", "recall.knowledge_similarity",
+        "recall.knowledge_of_turns", "recall.rules_in_force", "recall.turn_term_df",
+    ):  # fmt: skip
+        assert reg.get(name, Dialect.NEO4J).collected, name
 
 
 def test_dialect_file_wins_and_unknown_names_suggest(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: q, k, cap, projects, as_of, known_at
 // dialect-only: yes
 // why: knowledge candidates for context (lessons, corrections, facts, topics, reference layers,

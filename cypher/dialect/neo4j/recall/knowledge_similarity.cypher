@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: ids, projects, vector
 // returns: id, similarity
 // dialect-only: yes

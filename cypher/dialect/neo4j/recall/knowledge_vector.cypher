@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: vector, k, k_search, projects, as_of, known_at
 // dialect-only: yes
 // why: knowledge candidates for context by embedding (lessons, corrections, facts, topics), with

@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: q, k, cap, projects, as_of, known_at
 // returns: id, score, text
 // dialect-only: yes

@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: words
 // returns: word, df_all
 // dialect-only: yes

@@ -1,4 +1,5 @@
 // mode: read
+// rows: collected
 // params: vector, k, k_search, projects, as_of, known_at
 // returns: id, score
 // dialect-only: yes
