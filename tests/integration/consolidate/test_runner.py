@@ -185,3 +185,35 @@ async def test_a_cycle_writes_markdown_and_json_reports(graph_db, rem_settings, 
     assert data["statistics"]["communities"]["communities"] == 2
     assert "durations_ms" in data
     assert "# REM cycle report" in files[1].read_text()
+
+
+async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, rem_settings):
+    # "a" sorts first and forms no community: its deltas must not stand for the whole run
+    await put_topics(
+        graph_db,
+        [
+            Topic(
+                id="top_a",
+                project="a",
+                projects=("a",),
+                title="alone",
+                valid_from=at(1),
+                recorded_at=at(1),
+            )
+        ],
+    )
+    await _topics(graph_db)
+    report = await run_job(
+        "communities", db=graph_db, settings=rem_settings, now=NOW, project=ALL_PROJECTS
+    )
+    assert report.status == "succeeded", report.error
+    assert report.summary["communities"] == 2
+    assert report.report["deltas"] == {"new": 2, "kept": 0, "merged": 0, "split": 0, "dissolved": 0}
+    again = await run_job(
+        "communities",
+        db=graph_db,
+        settings=rem_settings,
+        now=NOW + timedelta(hours=1),
+        project=ALL_PROJECTS,
+    )
+    assert again.report["deltas"] == {"new": 0, "kept": 2, "merged": 0, "split": 0, "dissolved": 0}
