@@ -217,3 +217,36 @@ async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, r
         project=ALL_PROJECTS,
     )
     assert again.report["deltas"] == {"new": 0, "kept": 2, "merged": 0, "split": 0, "dissolved": 0}
+
+
+async def test_a_cycle_over_every_project_recommends_each_projects_findings(
+    graph_db, rem_settings, tmp_path
+):
+    await put_topics(
+        graph_db,
+        [
+            Topic(
+                id="top_a",
+                project="a",
+                projects=("a",),
+                title="alone",
+                valid_from=at(1),
+                recorded_at=at(1),
+            )
+        ],
+    )
+    await _topics(graph_db)
+    report = await run_cycle(
+        db=graph_db,
+        settings=rem_settings,
+        now=NOW,
+        project=ALL_PROJECTS,
+        jobs=["communities"],
+        out=tmp_path,
+    )
+    repo = FindingRepository(graph_db)
+    everywhere = await repo.list_findings(ALL_PROJECTS)
+    assert {f.project for f in everywhere} == {"a"}  # stored under its project, never `*`
+    assert everywhere == await repo.list_findings("a")
+    assert await repo.list_findings("p") == []
+    assert [r["id"] for r in report.open_findings] == [f.id for f in everywhere]
