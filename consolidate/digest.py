@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from consolidate.text import clip, jaccard
 from core.text import content_words, sentences
 from graph.rows import SessionTurn
+from knowledge.prose import is_person
 
 MIN_WORDS = 5
 """Shortest sentence (whitespace words) worth narrating."""
@@ -71,7 +72,8 @@ class SessionDigest:
 
 
 def _who(t: SessionTurn) -> str:
-    if t.speaker and t.speaker.lower() not in {"user", "assistant"}:
+    """A person's name, else the role: `Assistant` for a model, as the session summary says."""
+    if is_person(t.speaker):
         return t.speaker
     return "User" if t.role == "user" else "Assistant"
 
@@ -160,6 +162,8 @@ def summary_lines(d: SessionDigest) -> tuple[Line, ...]:
     """
     out: list[Line] = []
     for rank, s in enumerate(sentences(d.summary)):
+        if _NOISE.match(s.partition(": ")[2] or s):  # `[thinking] …`, `[shares image: …]`
+            continue
         x = Line(" ".join(s.split()), d.at, -1, rank, d.session_id, summary=True)
         src = next((q for q in d.lines if repeats(q, (x,))), None)
         if src:

@@ -95,3 +95,29 @@ def test_render_shows_a_summary_paragraph_or_an_agents_labelled_lines_in_order()
     text, _ = render("Daily", [], 8_000, blocks=[Block("09:00", (), (mid,), lead=(ask, did))])
     assert "Summary:" not in text
     assert f"- {ask.text}\n- {mid.text}\n- {did.text}" in text
+
+
+def test_a_models_lines_are_the_assistants_and_bracketed_notes_are_no_summary():
+    turns = [
+        SessionTurn(
+            session_id="s1",
+            id="t0",
+            ordinal=0,
+            role="assistant",
+            speaker="claude-sonnet-4",
+            text="I added the dry run flag to the export command and its tests.",
+            at=1,
+        )
+    ]
+    d = digest("s1", 0, turns)
+    assert [x.text for x in d.lines] == [
+        "Assistant: I added the dry run flag to the export command and its tests."
+    ]
+    d = SessionDigest(
+        "s1",
+        0,
+        lines=d.lines,
+        summary="Assistant: [thinking] **Locating the export command. "
+        "Assistant: I added the dry run flag to the export command and its tests.",
+    )
+    assert [x.text for x in summary_lines(d)] == [d.lines[0].text]
