@@ -15,12 +15,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from consolidate.text import clip, jaccard
 from core.text import content_words, sentences
 from graph.rows import SessionTurn
+from knowledge.prose import is_person
 
 MIN_WORDS = 5
 """Shortest sentence (whitespace words) worth narrating."""
@@ -43,6 +44,8 @@ class Line:
     rank: int
     session_id: str
     turn_id: str = ""
+    summary: bool = False
+    """A sentence of the session's stored summary, not a quoted turn (it has no turn)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,8 @@ class SessionDigest:
 
 
 def _who(t: SessionTurn) -> str:
-    if t.speaker and t.speaker.lower() not in {"user", "assistant"}:
+    """A person's name, else the role: `Assistant` for a model, as the session summary says."""
+    if is_person(t.speaker):
         return t.speaker
     return "User" if t.role == "user" else "Assistant"
 
@@ -145,6 +149,40 @@ def digest(
         themes=themes(turns),
         summary=real,
         lines=tuple(rank_lines(session_id, turns)),
+    )
+
+
+def summary_lines(d: SessionDigest) -> tuple[Line, ...]:
+    """The sentences of a session's stored summary, as lines offered before its quotes.
+
+    A summary sentence that restates one of the session's quoted sentences takes that quote's
+    turn and place: the primer that shows it states what that turn said (its provenance).
+    The summary is in conversation order, so a sentence no quote restates sits after the one
+    before it (without a turn).
+    """
+    out: list[Line] = []
+    for rank, s in enumerate(sentences(d.summary)):
+        if _NOISE.match(s.partition(": ")[2] or s):  # `[thinking] …`, `[shares image: …]`
+            continue
+        x = Line(" ".join(s.split()), d.at, -1, rank, d.session_id, summary=True)
+        src = next((q for q in d.lines if repeats(q, (x,))), None)
+        if src:
+            x = replace(x, turn_id=src.turn_id, at=src.at, ordinal=src.ordinal)
+        elif out:
+            x = replace(x, at=out[-1].at, ordinal=out[-1].ordinal)
+        out.append(x)
+    return tuple(out)
+
+
+def repeats(line: Line, said: Iterable[Line]) -> bool:
+    """True when `line` says what one of `said` says (verbatim, or most of its content words).
+
+    The speaker's label (`Caroline: `) is left out of the comparison, so a quote repeats the
+    third-person summary sentence made from it.
+    """
+    ws = set(content_words(line.text.partition(": ")[2] or line.text))
+    return any(
+        line.text in x.text or jaccard(ws, set(content_words(x.text))) > REDUNDANCY for x in said
     )
 
 

@@ -1,18 +1,20 @@
 """Pure rollup rendering: source items and session digests → a Markdown primer within budget.
 
-A daily primer narrates what happened (per session: time, speakers, themes, then its salient
-sentences, attributed), then lists corrections and rules, decisions, lessons, open items and
-facts. A weekly primer summarises its days and a monthly one its weeks the same way: one block
-per child with its themes and its most salient sentences, then the period's decisions, lessons
-and changes. The knowledge sections are always whole; the narrative fills the room left up to
-the tier's target size (the top of the seed's range), round-robin by salience across blocks so
-every session or day gets its best sentences first. If the knowledge alone exceeds the tier's
-maximum even with the tightest per-item length, the narrative shrinks to one line per block at
-the end and the text is cut at a line boundary and flagged.
+A daily primer narrates what happened (per session: time, speakers, themes, its stored summary,
+then the salient sentences the summary does not restate, attributed), then lists corrections
+and rules, decisions, lessons, open items and facts. A weekly primer summarises its days and a
+monthly one its weeks the same way: one block per child with its themes, its sessions' summaries
+and a capped share of their most salient sentences, then the period's decisions, lessons and
+changes. The knowledge sections are always whole; the narrative fills the room left up to the
+tier's target size (the top of the seed's range), round-robin by salience across blocks so every
+session or day gets its summary and best sentences first. If the knowledge alone exceeds the
+tier's maximum even with the tightest per-item length, the narrative shrinks to one line per
+block at the end and the text is cut at a line boundary and flagged.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -47,7 +49,9 @@ class Block:
         notes: fixed lines under it (themes, a stored summary).
         pool: its sentences, most salient first; as many as fit are shown, in time order.
         ids: the session ids it covers (their `session` items are not listed again).
-        cap: most sentences shown (weekly and monthly blocks summarise, they do not copy).
+        cap: most quoted sentences shown (weekly and monthly blocks summarise, they do not copy).
+        lead: sentences of its sessions' stored summaries, offered before any quote and shown
+            as a `Summary:` paragraph per session (weekly and monthly blocks).
     """
 
     heading: str
@@ -55,6 +59,12 @@ class Block:
     pool: tuple[Line, ...] = ()
     ids: frozenset[str] = field(default_factory=frozenset)
     cap: int | None = None
+    lead: tuple[Line, ...] = ()
+
+    @property
+    def offered(self) -> tuple[Line, ...]:
+        """What the block may show, best first: its summary sentences, then its capped quotes."""
+        return self.lead + self.pool[: self.cap]
 
 
 def section(item: SourceItem) -> str:
@@ -133,16 +143,41 @@ def _knowledge(items: Sequence[SourceItem], limit: int, covered: set[str]) -> li
 
 def _narrative(blocks: Sequence[Block], shown: Iterable[Line], limit: int) -> list[str]:
     by_block: dict[int, list[Line]] = {}
-    index = {x: i for i, b in enumerate(blocks) for x in b.pool}
+    index = {x: i for i, b in enumerate(blocks) for x in (*b.lead, *b.pool)}
     for x in shown:
         by_block.setdefault(index[x], []).append(x)
     lines = ["## What happened", ""]
     for i, b in enumerate(blocks):
         lines.append(f"### {b.heading}")
         lines += [clip(n, max(limit * 2, 120)) for n in b.notes]
-        lines += [f"- {x.text}" for x in by_block.get(i, [])]
+        lines += _shown(by_block.get(i, []))
         lines.append("")
     return lines
+
+
+_LABEL = re.compile(r"^[A-Z][\w.' -]{0,40}: ")
+"""`Caroline: ` / `User: `: a summary sentence kept as its speaker's words (not third person)."""
+
+
+def _session(xs: Sequence[Line]) -> list[str]:
+    """One session's shown lines: its summary as a paragraph, then the quotes it leaves out.
+
+    An agent session's summary is its labelled lines (`User: ...`): then all are bullets, in
+    conversation order.
+    """
+    said = sorted((x for x in xs if x.summary), key=lambda x: x.rank)
+    quotes = [x for x in xs if not x.summary]
+    if not said or all(_LABEL.match(x.text) for x in said):
+        return [f"- {x.text}" for x in sorted(xs, key=lambda x: (x.at, x.ordinal, x.rank))]
+    return ["Summary: " + " ".join(x.text for x in said), *(f"- {x.text}" for x in quotes)]
+
+
+def _shown(xs: Sequence[Line]) -> list[str]:
+    """A block's shown lines, session by session (in the order they start)."""
+    by_session: dict[str, list[Line]] = {}
+    for x in xs:
+        by_session.setdefault(x.session_id, []).append(x)
+    return [line for group in by_session.values() for line in _session(group)]
 
 
 def _compose(
@@ -198,7 +233,7 @@ def narrate(
         fixed = _compose(heading, intro, its, blocks, limit)
         if utf8_len(fixed) <= budget:
             room = max(0, goal - utf8_len(fixed))
-            shown = pick([b.pool[: b.cap] for b in blocks], room)
+            shown = pick([b.offered for b in blocks], room)
             text = _compose(heading, intro, its, blocks, limit, shown)
             if utf8_len(text) <= budget:
                 quoted = tuple(dict.fromkeys(x.turn_id for x in shown if x.turn_id))

@@ -229,12 +229,23 @@ async def _run_per_project(run: JobFn, ctx: JobContext, jobs: JobRepository) -> 
 
 
 def _merge_value(into: dict[str, Any], key: str, value: Any) -> None:
-    """Counters add up, lists concatenate; anything else keeps the first project's value."""
+    """Counters add up, lists concatenate, mappings merge key by key; else the first value stays.
+
+    A report's `deltas` is a mapping of counters: over every project it is their sum.
+    """
     have = into.get(key)
     if have is None:
-        into[key] = list(value) if isinstance(value, list) else value
+        if isinstance(value, dict):
+            into[key] = {}
+            for k, v in value.items():
+                _merge_value(into[key], k, v)
+        else:
+            into[key] = list(value) if isinstance(value, list) else value
     elif isinstance(have, list) and isinstance(value, list):
         have.extend(value)
+    elif isinstance(have, dict) and isinstance(value, dict):
+        for k, v in value.items():
+            _merge_value(have, k, v)
     elif _is_number(have) and _is_number(value):
         into[key] = have + value
 

@@ -213,6 +213,9 @@ class Session(Temporal):
     """How it ended (extraction)."""
     quality: Fraction | None = None
     """Session quality score in [0, 1]."""
+    complexity: Fraction | None = None
+    """How much the session involved, in [0, 1] (extraction: its length and tool calls offline,
+    the model's judgement with an LLM)."""
     meta: dict[str, str] = Field(default_factory=dict)
     """Free-form source metadata (cwd, git branch, version...)."""
 

@@ -76,6 +76,7 @@ class Session:
     intent: str | None
     outcome: str | None
     quality: float | None
+    complexity: float | None
     valid_from: datetime
     valid_to: datetime | None
     recorded_at: datetime
@@ -94,6 +95,7 @@ class Session:
             intent=m.intent,
             outcome=m.outcome,
             quality=m.quality,
+            complexity=m.complexity,
             valid_from=m.valid_from,
             valid_to=m.valid_to,
             recorded_at=m.recorded_at,

@@ -1,7 +1,8 @@
 """rollups: daily primers per session-day, ISO-weekly and monthly primers, within size budgets.
 
-A daily primer narrates its sessions from their turns (`consolidate.digest`); a weekly one
-summarises its days and a monthly one its weeks (themes, salient sentences, decisions, changes).
+A daily primer narrates its sessions from their summaries and turns (`consolidate.digest`); a
+weekly one summarises its days and a monthly one its weeks (themes, the sessions' summaries, a
+capped share of their salient sentences, decisions, lessons, open items, changes).
 Only days that are new, changed or recent are read again, with their weeks and months.
 
 Idempotent: primer ids are deterministic (project, period, key) and a primer is only rewritten
@@ -19,7 +20,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from consolidate.config import ConsolidateSection
-from consolidate.digest import Line, SessionDigest, digest, merged_themes, when
+from consolidate.digest import (
+    Line,
+    SessionDigest,
+    digest,
+    merged_themes,
+    repeats,
+    summary_lines,
+    when,
+)
 from consolidate.models import JobContext, JobResult
 from consolidate.rollup import (
     Block,
@@ -188,17 +197,17 @@ def _themes_note(ds: Sequence[SessionDigest], k: int = 6) -> tuple[str, ...]:
 
 
 def session_block(item: SourceItem, d: SessionDigest, *, alone: bool = False) -> Block:
-    """A daily primer's block for one session."""
+    """A daily primer's block for one session: its summary, then the quotes it does not restate."""
     head = when(item.at)
     if d.speakers:
         head += f" · {', '.join(d.speakers)}"
     head += f" · {d.turns} turns"
     notes = list(_themes_note([d])) if alone is False else []
-    if d.summary:
-        notes.append(f"Summary: {d.summary}")
     if not d.lines and item.title:
         notes.append(f"{item.title}" + (f" — {item.text}" if item.text else ""))
-    return Block(head, tuple(notes), d.lines, frozenset({item.id}))
+    lead = summary_lines(d)
+    quotes = tuple(x for x in d.lines if not repeats(x, lead))
+    return Block(head, tuple(notes), quotes, frozenset({item.id}), lead=lead)
 
 
 @dataclass
@@ -221,20 +230,33 @@ class Narrator:
         ]
         return View(daily_heading(self.cal.day(key)), self.cal.by_day[key], blocks, _stats(ds))
 
-    def _block(self, heading: str, days: Sequence[str]) -> Block:
+    def _block(self, heading: str, days: Sequence[str], *, alone: bool = False) -> Block:
+        """One day of a weekly or one week of a monthly: its sessions' summaries, then quotes.
+
+        The summaries say what happened; the quotes that restate a summary sentence are left
+        out, and the rest are capped (a share of the child's sentences), so the block summarises
+        its child rather than copying it.
+        """
         ds = self.of(days)
         n = len(self.cal.sessions(days))
         head = f"{heading} · {n} session{'s' if n != 1 else ''}"
         if ds:
             head += f", {sum(d.turns for d in ds)} turns"
         ids = frozenset(s.id for s in self.cal.sessions(days))
+        lead = tuple(
+            sorted((x for d in ds for x in summary_lines(d)), key=lambda x: (x.rank, x.at))
+        )
         pool = _interleave(ds)
         cap = min(SUMMARY_LINES, max(3, math.ceil(SUMMARY_SHARE * len(pool))))
-        return Block(head, _themes_note(ds), pool, ids, cap)
+        quotes = tuple(x for x in pool if not repeats(x, lead))
+        notes = () if alone else _themes_note(ds)
+        return Block(head, notes, quotes, ids, cap, lead)
 
     def weekly(self, days: Sequence[str]) -> View:
         """A weekly primer: one block per day, summarising it."""
-        blocks = [self._block(f"{self.cal.day(k):%a %d %b}", [k]) for k in days]
+        blocks = [
+            self._block(f"{self.cal.day(k):%a %d %b}", [k], alone=len(days) == 1) for k in days
+        ]
         return View(
             weekly_heading(self.cal.day(days[0])),
             self.cal.items(days),
@@ -248,7 +270,11 @@ class Narrator:
         for k in days:
             weeks[week_key(self.cal.day(k))].append(k)
         blocks = [
-            self._block(weekly_heading(self.cal.day(ks[0])).removeprefix("Weekly primer "), ks)
+            self._block(
+                weekly_heading(self.cal.day(ks[0])).removeprefix("Weekly primer "),
+                ks,
+                alone=len(weeks) == 1,
+            )
             for _, ks in sorted(weeks.items())
         ]
         return View(

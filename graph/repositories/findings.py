@@ -9,6 +9,7 @@ from graph.db import GraphDB
 from graph.errors import NotFoundError
 from graph.models import Finding, FindingStatus
 from graph.records import finding_from_record, finding_to_row
+from graph.repositories.api_keys import ALL_PROJECTS
 from graph.repositories.base import last_per_key
 
 _UPSERT = Q("finding.upsert_many")
@@ -42,8 +43,14 @@ class FindingRepository:
         job: str | None = None,
         limit: int = 100,
     ) -> list[Finding]:
-        """Findings of `project`, newest first, optionally filtered by status and job."""
-        rows = await self._db.read(_LIST, project=project, status=status, job=job, limit=limit)
+        """Findings of `project` (`*`: every project), newest first, filtered by status and job."""
+        rows = await self._db.read(
+            _LIST,
+            project=None if project == ALL_PROJECTS else project,
+            status=status,
+            job=job,
+            limit=limit,
+        )
         return [finding_from_record(r["node"]) for r in rows]
 
     async def get_many(self, ids: Sequence[str]) -> list[Finding | None]:

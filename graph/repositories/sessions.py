@@ -25,7 +25,7 @@ _EXTRACTED_THROUGH = Q("session.extracted_through")
 _SET_EXTRACTED_THROUGH = Q("session.set_extracted_through")
 
 
-_ENRICHMENT = ("summary", "intent", "outcome", "quality")
+_ENRICHMENT = ("summary", "intent", "outcome", "quality", "complexity")
 """Written by extraction only; an upsert without them leaves the stored values."""
 
 

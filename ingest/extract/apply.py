@@ -746,7 +746,7 @@ class KnowledgeWriter:
     async def _apply_enrichment(
         self, r: ExtractionResult, report: ExtractionReport, now: int
     ) -> None:
-        """Store summary, intent, outcome and quality on the session node (when it exists)."""
+        """Store summary, intent, outcome, quality and complexity on the session node (if any)."""
         e = r.enrichment
         update: dict[str, object] = {
             k: v
@@ -755,6 +755,7 @@ class KnowledgeWriter:
                 "intent": e.intent,
                 "outcome": e.outcome,
                 "quality": e.quality,
+                "complexity": e.complexity,
             }.items()
             if v is not None
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dirty_equals import IsFloat, IsList, IsStr
 
+from graph.repositories.sessions import SessionRepository
 from tests.integration.api.conftest import gql
 from tests.support.api import CONTEXT_FULL_QUERY as CONTEXT
 
@@ -167,6 +168,17 @@ async def test_sessions_turns_and_projects(client, keys, seeded):
         "turn": {"__typename": "Turn", "text": IsStr(regex="The transgender.*")},
         "session": {"turnCount": 5, "project": "alpha"},
     }
+
+
+async def test_session_shows_the_complexity_extraction_stored(client, keys, graph_db):
+    q = 'query { session(id: "ses_alpha") { ... on Session { complexity quality } } }'
+    r = await gql(client, q, keys["alpha"])
+    assert r.json()["data"] == {"session": {"complexity": None, "quality": None}}
+    repo = SessionRepository(graph_db)
+    stored = await repo.get("ses_alpha")
+    await repo.upsert_many([stored.model_copy(update={"complexity": 0.42})])
+    r = await gql(client, q, keys["alpha"])
+    assert r.json()["data"] == {"session": {"complexity": 0.42, "quality": None}}
 
 
 async def test_not_found_is_a_schema_type(client, keys):

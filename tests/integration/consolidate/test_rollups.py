@@ -226,3 +226,34 @@ async def test_pack_holds_todays_sessions_before_any_rollup(graph_db, rem_settin
     assert f"# Daily primer {NOW.date().isoformat()}" in pack.text
     assert pack.text.rstrip().endswith("after your support group meeting.")
     assert "ses_today" not in pack.text  # narrated, not listed by title
+
+
+SUMMARY = (
+    "Caroline went to an LGBTQ support group yesterday and the stories were so powerful. "
+    "Melanie painted a lake sunrise last year, painting helps Melanie express her feelings. "
+    "Melanie and Caroline plan to go painting together after the support group meeting."
+)
+
+
+async def test_primers_lead_with_the_session_summary_and_drop_quotes_it_restates(
+    graph_db, rem_settings
+):
+    s, turns = _talk("ses_s", NOW - timedelta(days=3, hours=2))
+    from tests.integration.consolidate.seed import put_turns
+
+    await put_sessions(graph_db, [s.model_copy(update={"summary": SUMMARY})])
+    await put_turns(graph_db, turns)
+    report = await run_job("rollups", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.status == "succeeded", report.error
+    repo = PrimerRepository(graph_db)
+    [daily] = await repo.list_primers("p", "daily", to_ms(NOW))
+    [weekly] = await repo.list_primers("p", "weekly", to_ms(NOW))
+    for p in (daily, weekly):
+        assert "Summary: Caroline went to an LGBTQ support group yesterday" in p.text
+        # the first-person quote the summary restates is not said a second time
+        assert "- Caroline: I went to an LGBTQ support group" not in p.text
+        assert p.text.count("Themes: ") == 1  # one session: the block does not repeat them
+    # the summary sentence stands for the turn it restates (the daily's provenance)
+    assert "ses_s_t2" in daily.turn_ids
+    # what the summary does not say is still quoted
+    assert "- Caroline: Transgender stories about courage" in daily.text

@@ -185,3 +185,68 @@ async def test_a_cycle_writes_markdown_and_json_reports(graph_db, rem_settings, 
     assert data["statistics"]["communities"]["communities"] == 2
     assert "durations_ms" in data
     assert "# REM cycle report" in files[1].read_text()
+
+
+async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, rem_settings):
+    # "a" sorts first and forms no community: its deltas must not stand for the whole run
+    await put_topics(
+        graph_db,
+        [
+            Topic(
+                id="top_a",
+                project="a",
+                projects=("a",),
+                title="alone",
+                valid_from=at(1),
+                recorded_at=at(1),
+            )
+        ],
+    )
+    await _topics(graph_db)
+    report = await run_job(
+        "communities", db=graph_db, settings=rem_settings, now=NOW, project=ALL_PROJECTS
+    )
+    assert report.status == "succeeded", report.error
+    assert report.summary["communities"] == 2
+    assert report.report["deltas"] == {"new": 2, "kept": 0, "merged": 0, "split": 0, "dissolved": 0}
+    again = await run_job(
+        "communities",
+        db=graph_db,
+        settings=rem_settings,
+        now=NOW + timedelta(hours=1),
+        project=ALL_PROJECTS,
+    )
+    assert again.report["deltas"] == {"new": 0, "kept": 2, "merged": 0, "split": 0, "dissolved": 0}
+
+
+async def test_a_cycle_over_every_project_recommends_each_projects_findings(
+    graph_db, rem_settings, tmp_path
+):
+    await put_topics(
+        graph_db,
+        [
+            Topic(
+                id="top_a",
+                project="a",
+                projects=("a",),
+                title="alone",
+                valid_from=at(1),
+                recorded_at=at(1),
+            )
+        ],
+    )
+    await _topics(graph_db)
+    report = await run_cycle(
+        db=graph_db,
+        settings=rem_settings,
+        now=NOW,
+        project=ALL_PROJECTS,
+        jobs=["communities"],
+        out=tmp_path,
+    )
+    repo = FindingRepository(graph_db)
+    everywhere = await repo.list_findings(ALL_PROJECTS)
+    assert {f.project for f in everywhere} == {"a"}  # stored under its project, never `*`
+    assert everywhere == await repo.list_findings("a")
+    assert await repo.list_findings("p") == []
+    assert [r["id"] for r in report.open_findings] == [f.id for f in everywhere]

@@ -271,3 +271,22 @@ async def test_from_now_on_x_instead_of_y_replaces_the_rule_against_x(
     assert live.rule_text == "Use Vitest instead of Jest for all new tests."
     assert live.status == "preference"  # it replaces a rule the agent followed: in force
     assert hook.report.corrections_invalidated == 1
+
+
+async def test_session_complexity_is_stored_and_survives_a_re_ingest(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
+    hook = _hook(embedder)
+    sessions = SessionRepository(graph_db)
+    short = pytest_session("demo", 0)
+    tools = lesson_session("demo", "run", 1, "Installing requests with pip install requests.")
+    for s in (short, tools):
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    a, b = await sessions.get(short.id), await sessions.get(tools.id)
+    assert a.complexity is not None
+    assert b.complexity is not None
+    assert 0 < a.complexity < b.complexity <= 1  # more turns and tool calls: more complex
+    # Ingest rewrites the session without extraction's fields: the stored complexity stays.
+    await store(graph_db, tools)
+    assert (await sessions.get(tools.id)).complexity == b.complexity

@@ -1,4 +1,4 @@
-from consolidate.digest import Line, digest, pick, rank_lines
+from consolidate.digest import Line, SessionDigest, digest, pick, rank_lines, summary_lines
 from consolidate.rollup import Block, render
 from graph.rows import SessionTurn
 
@@ -64,3 +64,60 @@ def test_render_fills_to_target_and_never_passes_the_budget():
     assert 4_800 <= len(text.encode()) <= 5_000
     capped, _ = render("Weekly", [], 8_000, blocks=[Block("Mon", (), pool, cap=3)], target=5_000)
     assert capped.count("\n- ") == 3
+
+
+def test_summary_lines_take_the_turn_and_place_of_the_quote_they_restate():
+    d = digest("s1", 1_700_000_000_000, TURNS)
+    quote = next(x for x in d.lines if "finished the garden fence" in x.text)
+    d = SessionDigest(
+        "s1",
+        d.at,
+        lines=d.lines,
+        summary="Ben finished the garden fence and planted tomatoes in the garden beds. "
+        "They talked about a visit.",
+    )
+    first, second = summary_lines(d)
+    assert (first.turn_id, first.at, first.ordinal) == (quote.turn_id, quote.at, quote.ordinal)
+    assert first.summary
+    # restating no quote: no turn, placed right after the sentence before it
+    assert (second.turn_id, second.at, second.ordinal) == ("", quote.at, quote.ordinal)
+    assert second.rank > first.rank
+
+
+def test_render_shows_a_summary_paragraph_or_an_agents_labelled_lines_in_order():
+    quote = Line("Ana: my sister visits next week and wants to see the garden", 5, 4, 0, "s1", "t4")
+    said = Line("Ben finished the garden fence and planted tomatoes.", 1, 1, 0, "s1", "t1", True)
+    text, _ = render("Weekly", [], 8_000, blocks=[Block("Mon", (), (quote,), lead=(said,))])
+    assert "Summary: Ben finished the garden fence and planted tomatoes.\n- Ana: my sister" in text
+    ask = Line("User: Set up the test runner for the repo.", 1, 0, 0, "s2", "t0", True)
+    did = Line("Assistant: Running the tests with pnpm now.", 3, 2, 1, "s2", "t2", True)
+    mid = Line("Assistant: The API tests need Postgres to be running.", 2, 1, 0, "s2", "t1")
+    text, _ = render("Daily", [], 8_000, blocks=[Block("09:00", (), (mid,), lead=(ask, did))])
+    assert "Summary:" not in text
+    assert f"- {ask.text}\n- {mid.text}\n- {did.text}" in text
+
+
+def test_a_models_lines_are_the_assistants_and_bracketed_notes_are_no_summary():
+    turns = [
+        SessionTurn(
+            session_id="s1",
+            id="t0",
+            ordinal=0,
+            role="assistant",
+            speaker="claude-sonnet-4",
+            text="I added the dry run flag to the export command and its tests.",
+            at=1,
+        )
+    ]
+    d = digest("s1", 0, turns)
+    assert [x.text for x in d.lines] == [
+        "Assistant: I added the dry run flag to the export command and its tests."
+    ]
+    d = SessionDigest(
+        "s1",
+        0,
+        lines=d.lines,
+        summary="Assistant: [thinking] **Locating the export command. "
+        "Assistant: I added the dry run flag to the export command and its tests.",
+    )
+    assert [x.text for x in summary_lines(d)] == [d.lines[0].text]
