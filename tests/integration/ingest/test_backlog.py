@@ -1,12 +1,18 @@
-"""The embedding backlog: turns searchable before their vectors, then filled by one drain."""
+"""The backlog: turns searchable before their vectors and their knowledge, then one drain."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import httpx
+
+from api.app import create_app
+from api.config import ApiSettings
+from api.services import ApiServices
 from graph.db import GraphDB
 from graph.repositories.backlog import BacklogRepository
+from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.jobs import JobRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.topics import TopicRepository
@@ -49,7 +55,18 @@ async def test_no_wait_leaves_turns_searchable_then_one_drain_fills_them(
     status = await backlog.status()
     assert status["turns"] == 24
     assert status["extract"] == 3  # one queued extraction per session
-    assert await TopicRepository(graph_db).list_all() == []  # topic matching needs vectors
+    assert status["extract_turns"] == 24
+    # Knowledge comes with the drain: `ingest` only wrote the turns.
+    assert await TopicRepository(graph_db).list_all() == []
+    assert await CorrectionRepository(graph_db).list_by_project("bk") == []
+    # `/readyz` says what is pending (and stays ready: the turns are searchable).
+    app = create_app(ApiSettings(env="test"), ApiServices(db=graph_db, embedder=emb))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            ready = await c.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["embedding_backlog"] == status
 
     # Searchable by text now; `why` says the vector is missing.
     svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection())
@@ -69,8 +86,12 @@ async def test_no_wait_leaves_turns_searchable_then_one_drain_fills_them(
     done = await drain_backlog(graph_db, settings, emb)
     assert done.turns_embedded == 24
     assert done.extractions == 3
-    assert await backlog.status() == {"turns": 0, "extract": 0}
+    assert done.knowledge.sessions == 3
+    assert done.knowledge.turns == 24
+    assert await backlog.status() == {"turns": 0, "extract": 0, "extract_turns": 0}
     assert await TopicRepository(graph_db).list_all()
+    [podman] = await CorrectionRepository(graph_db).list_by_project("bk")
+    assert "podman" in podman.rule_text
     res = await svc.context("billing deploy error", ("bk",), limit=5, token_budget=None)
     assert not any("vector_pending" in r.why for r in res.items)
     assert all(
