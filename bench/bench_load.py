@@ -1,6 +1,7 @@
 """Load benchmark: 16 concurrent GraphQL clients query `context` while an ingest runs.
 
-Run: `python bench/bench_load.py [--clients 16] [--seconds 60]`.
+Run: `python bench/bench_load.py [--clients 16] [--seconds 60] [--no-ingest]
+[--ingest-settings JSON] [--name load]`.
 
 A fresh embedded FalkorDB is seeded with two small projects; the API runs under uvicorn on
 127.0.0.1 in a subprocess; an ingest subprocess writes a synthetic corpus (with local embeddings)
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -33,11 +35,28 @@ def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--seconds", type=float, default=60.0)
+    p.add_argument("--no-ingest", action="store_true", help="the clients alone (the floor)")
+    p.add_argument(
+        "--ingest-settings",
+        default="{}",
+        help="JSON: the ingest's `IngestSection` settings, e.g. '{\"backlog_nice\": 19}'",
+    )
+    p.add_argument("--name", default="load", help="result file bench/results/NAME.json")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="remgraph-load-") as tmp:
-        result = asyncio.run(load(Path(tmp), clients=args.clients, duration_s=args.seconds))
+        load_before = [round(x, 2) for x in os.getloadavg()]
+        result = asyncio.run(
+            load(
+                Path(tmp),
+                clients=args.clients,
+                duration_s=args.seconds,
+                ingest=json.loads(args.ingest_settings),
+                with_ingest=not args.no_ingest,
+            )
+        )
+    result["load_average_before"] = load_before
     result["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
-    out = write_result("load", result)
+    out = write_result(args.name, result)
     print(out.read_text(encoding="utf-8"))
 
 
