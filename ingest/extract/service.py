@@ -103,6 +103,8 @@ class ExtractionHook:
         self._extractor = extractor
         self._writers: dict[int, KnowledgeWriter] = {}
         self._inline_runs = 0
+        self.queued = 0
+        """Sessions whose extraction this hook queued in the backlog."""
         self.report = ExtractionReport()
 
     @property
@@ -158,6 +160,7 @@ class ExtractionHook:
             return  # nothing new was written: a re-run extracts nothing
         if self.deferred:
             await queue_extraction(db, parsed.project, sid, sorted(wanted))
+            self.queued += 1
         else:
             await self.run(db, session_input_from_parsed(parsed, sorted(wanted)))
         if last > mark:
@@ -207,6 +210,7 @@ class ExtractionHook:
         llm = getattr(self._extractor, "llm", None)
         return self.report.summary() | {
             "extractor": self.report.extractor or self.extractor.name,
+            "queued": self.queued,
             "llm_usage": llm.ledger.as_dict() if llm is not None else self.report.llm_usage,
         }
 
