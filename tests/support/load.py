@@ -23,6 +23,7 @@ from tests.support.engine import (
     label_counts,
     local_embedder,
     open_db,
+    process_cpu_s,
     reap,
     rss_mib,
     spawn,
@@ -168,9 +169,16 @@ async def load(
                     rss.append(rss_mib(api_proc.pid))
                     await asyncio.sleep(1.0)
 
+            engine_pid = server.status().pid
+            ingest_pid = ingest_proc.pid if ingest_proc is not None else None
+            cpu0 = [process_cpu_s(p) for p in (api_proc.pid, engine_pid, ingest_pid)]
             t0 = time.perf_counter()
             await asyncio.gather(*(client(i) for i in range(clients)), sample_rss())
             elapsed = time.perf_counter() - t0
+            api_cpu, engine_cpu, ingest_cpu = (
+                process_cpu_s(p) - c
+                for p, c in zip((api_proc.pid, engine_pid, ingest_pid), cpu0, strict=True)
+            )
             turns_end = (await label_counts(probe)).get("Turn", 0)
             pending_end = await backlog.pending_turn_count()
             ingest_running = ingest_proc is not None and ingest_proc.poll() is None
@@ -196,6 +204,15 @@ async def load(
                     "turns_pending_at_end": pending_end,
                     "ingest_ran_whole_window": ingest_running,
                     "api_rss_mib_max": max(rss) if rss else 0.0,
+                    # CPU seconds in the window, and per answered request (API + engine)
+                    "cpu_s_in_window": {
+                        "api": round(api_cpu, 2),
+                        "engine": round(engine_cpu, 2),
+                        "ingest": round(ingest_cpu, 2),
+                    },
+                    "cpu_ms_per_request": round(
+                        (api_cpu + engine_cpu) * 1000 / max(1, len(latencies)), 1
+                    ),
                     "engine_rss_mib": rss_mib(st.pid) if st.pid else 0.0,
                 }
             )
