@@ -33,13 +33,20 @@ sys.path.insert(0, str(ROOT))
 from bench.common import write_result  # noqa: E402
 from tests.support.load import load  # noqa: E402
 
-VARIANTS: dict[str, dict[str, Any] | None] = {
-    "no_ingest": None,
-    "backlog_nice10": {},
-    "backlog_nice19_paced": {"backlog_nice": 19, "backlog_pause_s": 0.5},
-    "inline_embedding": {"defer_embeddings": False},
+_PACED = {"backlog_nice": 19, "backlog_pause_s": 0.5}
+VARIANTS: dict[str, tuple[dict[str, Any] | None, bool]] = {
+    "no_ingest": (None, False),
+    "backlog_nice10": ({}, False),
+    "backlog_nice19_paced": (_PACED, False),
+    "inline_embedding": ({"defer_embeddings": False}, False),
+    "written_no_embedding": ({"embed": False}, True),
+    "written_drain_nice10": ({}, True),
+    "written_drain_nice19_paced": (_PACED, True),
 }
-"""`--variants` names: the ingest's extra `IngestSection` settings (None: no ingest at all)."""
+"""`--variants` names: the ingest's extra `IngestSection` settings (None: no ingest at all), and
+whether the window starts only once every turn is written (`written_*`: the clients then share
+the machine with the backlog drain alone, on the whole graph; `written_no_embedding` is their
+floor on the same graph)."""
 
 
 def main() -> None:
@@ -57,7 +64,7 @@ def main() -> None:
     for name in args.variants.split(","):
         if name not in VARIANTS:
             p.error(f"--variants: unknown {name!r} (known: {', '.join(VARIANTS)})")
-        ingest = VARIANTS[name]
+        ingest, after_writes = VARIANTS[name]
         with tempfile.TemporaryDirectory(prefix="remgraph-load-") as tmp:
             load_before = [round(x, 2) for x in os.getloadavg()]
             result = asyncio.run(
@@ -67,6 +74,7 @@ def main() -> None:
                     duration_s=args.seconds,
                     ingest=ingest,
                     with_ingest=ingest is not None,
+                    after_writes=after_writes,
                 )
             )
         result["variant"] = name

@@ -63,12 +63,15 @@ async def load(
     ingest_turns: int = 0,
     ingest: dict[str, Any] | None = None,
     with_ingest: bool = True,
+    after_writes: bool = False,
 ) -> dict[str, Any]:
     """`clients` concurrent GraphQL clients query `context` against uvicorn for `duration_s`
     while an ingest subprocess writes a corpus into the same graph.
 
     `ingest`: more `IngestSection` settings for that ingest (e.g. `backlog_nice`,
     `backlog_pause_s`, `defer_embeddings`); `with_ingest=False` measures the clients alone.
+    `after_writes`: the window starts once every turn is written (or the ingest has exited), so
+    only the ingest's backlog drain (if any) runs beside the clients, on the whole graph.
     """
     import httpx
 
@@ -82,6 +85,7 @@ async def load(
         "duration_s": duration_s,
         "corpus_turns": total if with_ingest else 0,
         "ingest_settings": (ingest or {}) if with_ingest else None,
+        "window_after_writes": after_writes,
     }
     with engine(workdir / "load") as server:
         async with graph(server) as db:
@@ -112,7 +116,7 @@ async def load(
                 and time.monotonic() - start_wait < 180
                 and ingest_proc.poll() is None
             ):
-                if (await label_counts(probe)).get("Turn", 0) > 8:
+                if (await label_counts(probe)).get("Turn", 0) > (total - 1 if after_writes else 8):
                     break
                 await asyncio.sleep(0.1)
             async with httpx.AsyncClient(base_url=url, timeout=120) as c:
