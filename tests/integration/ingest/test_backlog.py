@@ -97,3 +97,41 @@ async def test_no_wait_leaves_turns_searchable_then_one_drain_fills_them(
     assert all(
         "vector" in r.candidate.scores for r in res.items if r.candidate.kind.value == "turn"
     )
+
+
+async def test_the_drain_runs_queued_extractions_with_the_runs_llm_and_reports_fallbacks(
+    graph_db: GraphDB, tmp_path: Path
+) -> None:
+    from ai.config import LLMSettings
+    from ai.llm import LLMClient
+    from ingest.extract.llm import LLMExtractor
+    from tests.openai_stub import run_stub
+
+    def down(path, body):
+        return 503, {"error": {"message": "model is loading"}}
+
+    path = _transcript(tmp_path / "t.jsonl")
+    settings = IngestSettings()
+    emb = HashEmbedder()
+    with run_stub(down) as stub:
+        llm = LLMClient(
+            LLMSettings(base_url=stub.base_url, model="stub", max_retries=0), base_delay_s=0.01
+        )
+        hook = ExtractionHook(settings, embedder=emb, extractor=LLMExtractor(llm))
+        rep = await ingest_paths(graph_db, settings, [path], hooks=[hook], embedder=emb)
+        await llm.aclose()
+        asked = len(stub.requests)
+    # The hook's extractor ran in the drain: it asked the LLM, fell back to the offline rules
+    # for each of the three sessions, and the summary after the drain says so.
+    assert asked >= 3
+    assert rep.hook_errors == ()
+    assert rep.extraction["sessions"] == 3
+    assert len(rep.extraction["fallbacks"]) == 3
+    assert rep.extraction_fell_back
+    assert await BacklogRepository(graph_db).status() == {
+        "turns": 0,
+        "extract": 0,
+        "extract_turns": 0,
+    }
+    [podman] = await CorrectionRepository(graph_db).list_by_project("bk")
+    assert "podman" in podman.rule_text
