@@ -254,6 +254,7 @@ async def apply_deferred(
                 t0 = time.perf_counter()
                 rep.merge(await writer.apply(result))
                 rep.seconds += time.perf_counter() - t0
+                rep.issues += [f"{item.project}/{item.session_id}: {i}" for i in result.issues]
                 out.merge(rep)
             await repo.delete([item.id])
             applied += 1
