@@ -240,9 +240,9 @@ async def ingest_paths(
         progress: optional progress sink.
         tails: a dict kept across calls by `--watch`: appended files are then read from their
             offset only (the prefix hash is carried in memory instead of being recomputed).
-        wait_embeddings: with `ingest.defer_embeddings`, drain the embedding backlog (vectors,
-            then the vector-dependent extraction steps) before returning; False returns as soon
-            as the turns are written and searchable by text.
+        wait_embeddings: with `ingest.defer_embeddings`, drain the backlog (vectors, then the
+            queued extractions) before returning; False returns as soon as the turns are
+            written and searchable by text.
         renice: lower the process's priority (`ingest.backlog_nice`) before that drain (the
             CLI: what is left is background work).
 
@@ -368,7 +368,7 @@ class _FileContext:
         )
 
     async def drain(self, *, wait: bool, renice: bool = False) -> None:
-        """Fill the backlog's vectors and apply its deferred steps (single-flight)."""
+        """Fill the backlog's vectors and run its queued extractions (single-flight)."""
         from ingest.backlog import drain_backlog  # deferred: it imports extraction
 
         assert self.embedder is not None

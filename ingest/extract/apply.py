@@ -169,7 +169,7 @@ def _fact_id(project: str, c: FactCandidate) -> str:
 
 
 def vector_texts(r: ExtractionResult) -> list[str]:
-    """Every text the vector-dependent steps embed for `r`.
+    """Every text applying `r` embeds (topics, corrections, lessons, fact statements).
 
     A caller applying many results embeds them all in one pass first.
     """
