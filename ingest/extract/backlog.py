@@ -24,7 +24,7 @@ import numpy as np
 from ai.embed import Embedder, Vectors, WrappingEmbedder
 from ai.llm import LLMError
 from core.ids import make_id
-from core.timeutil import now_ms
+from core.timeutil import OPEN, from_ms, now_ms
 from graph.db import GraphDB
 from graph.errors import GraphUnavailableError, NotFoundError
 from graph.models import Turn
@@ -94,6 +94,11 @@ async def queue_extraction(
     )
 
 
+_OPEN_VIEW = from_ms(OPEN - 1)
+"""An `as_of` that sees every open node whatever its `valid_from` (a transcript dated ahead of
+this machine's clock is extracted like any other)."""
+
+
 async def stored_session_input(
     db: GraphDB, session_id: str, turn_ids: Sequence[str] | None = None
 ) -> SessionInput:
@@ -102,15 +107,15 @@ async def stored_session_input(
     Raises:
         NotFoundError: no such open session.
     """
-    session = await SessionRepository(db).get(session_id)
+    session = await SessionRepository(db).get(session_id, as_of=_OPEN_VIEW)
     repo = TurnRepository(db)
     turns: list[Turn] = []
     if turn_ids is not None:
-        turns = [t for t in await repo.get_many(list(turn_ids)) if t is not None]
-        turns.sort(key=lambda t: t.ordinal)
+        found = await repo.get_many(list(turn_ids), as_of=_OPEN_VIEW)
+        turns = sorted((t for t in found if t is not None), key=lambda t: t.ordinal)
     else:
         after = -1
-        while page := await repo.list(session_id, after=after, limit=500):
+        while page := await repo.list(session_id, after=after, limit=500, as_of=_OPEN_VIEW):
             turns.extend(page)
             after = page[-1].ordinal
     return SessionInput(

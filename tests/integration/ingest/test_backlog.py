@@ -25,7 +25,7 @@ from recall.retrieval import RetrievalService
 from tests.support.hash_embedder import HashEmbedder
 
 
-def _transcript(path: Path) -> Path:
+def _transcript(path: Path, start: int = 1_700_000_000) -> Path:
     lines = [
         ("user", "The deploy of the billing service failed with error E42 on port 5432."),
         ("assistant", "Fixed by restarting the billing pool; all tests pass now."),
@@ -36,7 +36,7 @@ def _transcript(path: Path) -> Path:
         for i in range(24):
             role, text = lines[i % 4]
             rec = {"session_id": f"s{i // 8}", "project": "bk", "id": f"m{i}", "role": role}
-            f.write(json.dumps({**rec, "content": text, "timestamp": 1_700_000_000 + i}) + "\n")
+            f.write(json.dumps({**rec, "content": text, "timestamp": start + i}) + "\n")
     return path
 
 
@@ -133,5 +133,18 @@ async def test_the_drain_runs_queued_extractions_with_the_runs_llm_and_reports_f
         "extract": 0,
         "extract_turns": 0,
     }
+    [podman] = await CorrectionRepository(graph_db).list_by_project("bk")
+    assert "podman" in podman.rule_text
+
+
+async def test_a_transcript_dated_ahead_of_the_clock_is_extracted_too(
+    graph_db: GraphDB, tmp_path: Path
+) -> None:
+    path = _transcript(tmp_path / "t.jsonl", start=4_102_444_800)  # 2100-01-01
+    settings = IngestSettings()
+    emb = HashEmbedder()
+    hook = ExtractionHook(settings, embedder=emb)
+    rep = await ingest_paths(graph_db, settings, [path], hooks=[hook], embedder=emb)
+    assert rep.extraction["sessions"] == 3
     [podman] = await CorrectionRepository(graph_db).list_by_project("bk")
     assert "podman" in podman.rule_text
