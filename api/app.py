@@ -272,7 +272,8 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
 
         After a restart the engine answers PING before it has rebuilt its indexes, and a
         `context` call in that window would fail: ready means the indexes answer too. The body
-        carries the embedding backlog (turns without vectors, queued extractions).
+        carries the backlog (`turns` without vectors; `extract` sessions with `extract_turns`
+        turns whose knowledge extraction is queued).
         """
         resources: Resources = request.app.state.resources
         try:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tests.support.engine import process_cpu_s
 from tests.support.load import percentiles
 
 __all__ = [
@@ -54,17 +55,6 @@ def self_cpu_s() -> float:
     """User + system CPU seconds this process (all its threads) has used so far."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
-
-
-def process_cpu_s(pid: int | None) -> float:
-    """User + system CPU seconds another process has used so far (0 when unknown or gone)."""
-    if not pid:
-        return 0.0
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def process_rss_mib(pid: int) -> float:

@@ -103,9 +103,10 @@ async def _status(s: GraphSettings) -> int:
                 table.add_row(row["name"], str(row["value"]))
             backlog = await BacklogRepository(db).status()
             table.add_row(
-                "embedding backlog",
+                "backlog",
                 f"{backlog['turns']:,} turns without vectors, "
-                f"{backlog['extract']:,} extractions waiting for them",
+                f"{backlog['extract']:,} sessions ({backlog['extract_turns']:,} turns) "
+                "waiting for extraction",
             )
         except GraphUnavailableError as e:
             table.add_row("reachable", f"no: {e.reason}")

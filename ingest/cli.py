@@ -149,6 +149,8 @@ def extraction_lines(x: dict[str, Any], *, max_lines: int = 10) -> list[str]:
     if not x:
         return []
     line = f"extraction: {x.get('extractor') or '?'}, {x.get('sessions', 0)} sessions"
+    if x.get("queued", 0) > x.get("sessions", 0):  # --no-wait-embeddings: not extracted yet
+        line += f" ({x['queued']} queued for the backlog drain)"
     u = x.get("llm_usage") or {}
     if u:
         line += (
@@ -348,9 +350,10 @@ def register(
             typer.Option(
                 "--wait-embeddings/--no-wait-embeddings",
                 help=(
-                    "Fill the turns' vectors (and run the extraction steps that need them) before "
+                    "Fill the turns' vectors and run the queued knowledge extraction before "
                     "returning; with --no-wait-embeddings the command returns once the turns are "
-                    "written and searchable by text, and `remgraph worker` or `serve` embeds them"
+                    "written and searchable by text, and `remgraph worker` or `serve` embeds and "
+                    "extracts them"
                 ),
             ),
         ] = True,

@@ -29,10 +29,11 @@ class IngestSection(BaseModel):
     overlap: bool = True
     """Embed the next batch while the previous one is written."""
     defer_embeddings: bool = True
-    """Write turns without vectors (searchable by text at once, marked pending) and let the
-    backlog embedder fill the vectors and run the vector-dependent extraction steps afterwards
-    (inside `ingest` unless `--no-wait-embeddings`, in `remgraph worker`, in `serve` when idle).
-    False embeds each batch before it is written (the behaviour before the backlog existed)."""
+    """Write turns without vectors (searchable by text at once, marked pending) with their
+    sessions' extraction queued, and let the backlog drain fill the vectors and run the queued
+    extractions afterwards (inside `ingest` unless `--no-wait-embeddings`, in `remgraph worker`,
+    in `serve` when idle). False embeds each batch before it is written and extracts each session
+    as it is written (the behaviour before the backlog existed)."""
     backlog_batch: int = Field(default=256, ge=1, le=10_000)
     """Turns per forward pass of the backlog embedder (a page of 4 batches is read at once)."""
     backlog_nice: int = Field(default=10, ge=0, le=19)

@@ -52,7 +52,8 @@ PostSessionHook = Callable[[GraphDB, ParsedSession, list[str]], Awaitable[None]]
 """Called after a session's turns are written, with the ids of the turns written this run (the
 composition root registers knowledge extraction here; `--no-extract` skips the hooks). A hook
 object may also define `async finish(db)`, awaited once at the end of a run that wrote sessions,
-and `absorb(report)`, given what the embedding backlog's deferred extraction steps changed."""
+`absorb(report)`, given what the backlog's queued extractions changed, and `extractor`, the
+extractor the backlog drain runs them with."""
 
 
 @runtime_checkable
@@ -82,7 +83,17 @@ class _Run:
     extraction: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(
-            ("parse", "normalize", "embed", "write", "hooks", "searchable", "backlog", "total"),
+            (
+                "parse",
+                "normalize",
+                "embed",
+                "write",
+                "hooks",
+                "searchable",
+                "backlog",
+                "extract",
+                "total",
+            ),
             0.0,
         )
     )
@@ -229,9 +240,9 @@ async def ingest_paths(
         progress: optional progress sink.
         tails: a dict kept across calls by `--watch`: appended files are then read from their
             offset only (the prefix hash is carried in memory instead of being recomputed).
-        wait_embeddings: with `ingest.defer_embeddings`, drain the embedding backlog (vectors,
-            then the vector-dependent extraction steps) before returning; False returns as soon
-            as the turns are written and searchable by text.
+        wait_embeddings: with `ingest.defer_embeddings`, drain the backlog (vectors, then the
+            queued extractions) before returning; False returns as soon as the turns are
+            written and searchable by text.
         renice: lower the process's priority (`ingest.backlog_nice`) before that drain (the
             CLI: what is left is background work).
 
@@ -357,22 +368,35 @@ class _FileContext:
         )
 
     async def drain(self, *, wait: bool, renice: bool = False) -> None:
-        """Fill the backlog's vectors and apply its deferred steps (single-flight)."""
+        """Fill the backlog's vectors and run its queued extractions (single-flight)."""
         from ingest.backlog import drain_backlog  # deferred: it imports extraction
 
         assert self.embedder is not None
         t0 = time.perf_counter()
         bar = self.progress if isinstance(self.progress, BacklogProgress) else None
+        extractor = next(
+            (x for h in self.hooks if (x := getattr(h, "extractor", None)) is not None), None
+        )
         rep = await drain_backlog(
-            self.db, self.settings, self.embedder, progress=bar, wait=wait, renice=renice
+            self.db,
+            self.settings,
+            self.embedder,
+            progress=bar,
+            wait=wait,
+            renice=renice,
+            extractor=extractor,
         )
         self.run.timings["embed"] += rep.embed_seconds
+        self.run.timings["extract"] += rep.extract_seconds
         self.run.timings["backlog"] += time.perf_counter() - t0
         self.run.hook_errors.extend(rep.failures)
         for hook in self.hooks:
             absorb = getattr(hook, "absorb", None)
             if absorb is not None:
                 absorb(rep.knowledge)
+            summary = getattr(hook, "ingest_summary", None)
+            if callable(summary) and rep.extractions:
+                self.run.extraction = summary()  # what the drain's extraction did
 
     def _unchanged(self, key: str, name: str, state: SourceFileState) -> None:
         self.run.turns_unchanged += state.turns

@@ -1,7 +1,7 @@
 """`BacklogRepository`: work written now and finished later (the embedding backlog).
 
 Turns written without a vector carry `embed_pending` and the text to embed; `Backlog` nodes hold
-deferred steps (an extraction's vector-dependent part, due topic weights and project snapshots)
+deferred steps (a session's queued extraction, due topic weights and project snapshots)
 with deterministic ids and an `order_key`, so a drain interrupted anywhere resumes in the order one
 uninterrupted drain follows.
 """
@@ -30,12 +30,14 @@ class BacklogItem:
 
     id: str
     kind: str
-    """`extract` (a session's vector-dependent extraction), `topic_weights` or `snapshot`."""
+    """`extract` (a session's queued extraction), `topic_weights` or `snapshot`."""
     order_key: str
     project: str = ""
     session_id: str = ""
     payload: str = ""
-    """JSON the step needs (the deferred part of an extraction result)."""
+    """JSON the step needs (an extraction's turn ids)."""
+    turns: int = 0
+    """Turns the step covers (an extraction's), for the status."""
 
 
 class BacklogRepository:
@@ -54,14 +56,18 @@ class BacklogRepository:
         rows = await self.db.read(_PENDING_COUNT)
         return int(rows[0]["count"]) if rows else 0
 
-    async def counts(self) -> dict[str, int]:
-        """Backlog items per kind."""
-        return {str(r["kind"]): int(r["count"]) for r in await self.db.read(_COUNTS)}
-
     async def status(self) -> dict[str, int]:
-        """`{"turns": pending turns, "extract": queued extractions, ...}`, zeros included."""
-        out = {"turns": await self.pending_turn_count(), "extract": 0}
-        out.update(await self.counts())
+        """What is pending, zeros included.
+
+        `turns`: turns without a vector; `extract`: sessions whose extraction is queued;
+        `extract_turns`: the turns those cover; then items per other kind (`topic_weights`,
+        `snapshot`).
+        """
+        out = {"turns": await self.pending_turn_count(), "extract": 0, "extract_turns": 0}
+        for r in await self.db.read(_COUNTS):
+            out[str(r["kind"])] = int(r["count"])
+            if r["kind"] == "extract":
+                out["extract_turns"] = int(r["turns"] or 0)
         return out
 
     async def put(self, items: Sequence[BacklogItem]) -> None:
@@ -75,6 +81,7 @@ class BacklogRepository:
                     "project": i.project,
                     "session_id": i.session_id,
                     "payload": i.payload,
+                    "turns": i.turns,
                 }
                 for i in items
             ]
@@ -91,6 +98,7 @@ class BacklogRepository:
                 project=str(r["project"] or ""),
                 session_id=str(r["session_id"] or ""),
                 payload=str(r["payload"] or ""),
+                turns=int(r["turns"] or 0),
             )
             for r in rows
         ]

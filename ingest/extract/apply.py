@@ -52,19 +52,12 @@ from knowledge.stance import reverses as reverses_stance
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
 __all__ = [
-    "ALL_STEPS",
-    "VECTOR_STEPS",
     "KnowledgeWriter",
     "correction_action",
     "reverses",
     "vector_texts",
 ]
 
-VECTOR_STEPS = frozenset({"topics", "corrections", "lessons", "fact_vectors"})
-"""Steps that embed or search by similarity (deferred to the embedding backlog).
-
-`fact_vectors` embeds the statements of the facts the `facts` step stored, so `context` finds
-facts by meaning as well as by words; it runs after `facts` (or later, from the backlog)."""
 _STEP_METHOD = {
     "topics": "_apply_topics",
     "corrections": "_apply_corrections",
@@ -73,9 +66,11 @@ _STEP_METHOD = {
     "fact_vectors": "_embed_facts",
     "enrichment": "_apply_enrichment",
 }
-"""Each step's `KnowledgeWriter` method, in the order `apply` runs them."""
+"""Each step's `KnowledgeWriter` method, in the order `apply` runs them.
+
+`fact_vectors` embeds the statements of the facts the `facts` step stored, so `context` finds
+facts by meaning as well as by words."""
 _STEP_ORDER = tuple(_STEP_METHOD)
-ALL_STEPS = frozenset(_STEP_ORDER)
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +169,7 @@ def _fact_id(project: str, c: FactCandidate) -> str:
 
 
 def vector_texts(r: ExtractionResult) -> list[str]:
-    """Every text the vector-dependent steps embed for `r`.
+    """Every text applying `r` embeds (topics, corrections, lessons, fact statements).
 
     A caller applying many results embeds them all in one pass first.
     """
@@ -246,25 +241,13 @@ class KnowledgeWriter:
         """Projects that received knowledge since the last `finish()`."""
         return set(self._state.projects)
 
-    async def apply(
-        self,
-        result: ExtractionResult,
-        *,
-        now: int | None = None,
-        steps: frozenset[str] = ALL_STEPS,
-    ) -> ExtractionReport:
-        """Apply one session's result (only `steps` of it); returns what changed.
-
-        The vector-dependent steps (`VECTOR_STEPS`: topic matching, correction AUDN, lesson
-        matching) may be applied later than the rest, by the embedding backlog.
-        """
+    async def apply(self, result: ExtractionResult, *, now: int | None = None) -> ExtractionReport:
+        """Apply one session's result; returns what changed."""
         now = now if now is not None else now_ms()
-        report = ExtractionReport(sessions=1 if "facts" in steps else 0)
+        report = ExtractionReport(sessions=1)
         self._state.projects.add(result.project)
         self._now = now
         for name in _STEP_ORDER:
-            if name not in steps:
-                continue
             t0 = time.perf_counter()
             await getattr(self, _STEP_METHOD[name])(result, report, now)
             self.timings[name] += time.perf_counter() - t0

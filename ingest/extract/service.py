@@ -16,10 +16,9 @@ from ai.embed import Embedder, make_embedder
 from ai.llm import LLMClient, LLMError
 from graph.db import GraphDB
 from graph.repositories.sessions import SessionRepository
-from graph.repositories.turns import TurnRepository
 from ingest.config import IngestSettings
-from ingest.extract.apply import ALL_STEPS, VECTOR_STEPS, KnowledgeWriter
-from ingest.extract.backlog import queue_deferred
+from ingest.extract.apply import KnowledgeWriter
+from ingest.extract.backlog import extract_or_fall_back, queue_extraction, stored_session_input
 from ingest.extract.base import Extractor
 from ingest.extract.models import ExtractionReport, SessionInput, TurnInput
 from ingest.extract.offline import OfflineExtractor
@@ -104,6 +103,8 @@ class ExtractionHook:
         self._extractor = extractor
         self._writers: dict[int, KnowledgeWriter] = {}
         self._inline_runs = 0
+        self.queued = 0
+        """Sessions whose extraction this hook queued in the backlog."""
         self.report = ExtractionReport()
 
     @property
@@ -133,15 +134,16 @@ class ExtractionHook:
 
     @property
     def deferred(self) -> bool:
-        """Vector-dependent steps go to the embedding backlog (see `ingest.backlog`)."""
+        """Extraction is queued in the embedding backlog and run by its drain (`ingest.backlog`)."""
         ing = self.settings.ingest
         return ing.defer_embeddings and ing.embed
 
     async def __call__(self, db: GraphDB, parsed: ParsedSession, turn_ids: list[str]) -> None:
-        """Extract the turns written now plus any a killed run left unextracted.
+        """Extract (or queue the extraction of) the turns written now plus any not yet extracted.
 
-        The session's watermark (`extracted_through`, written after its knowledge) says how far
-        extraction got, so a re-run after a crash extracts exactly what one clean run would.
+        The session's watermark (`extracted_through`, written after its knowledge or its queued
+        extraction) says how far extraction got, so a re-run after a crash extracts exactly what
+        one clean run would.
         """
         if not self.extract_settings.enabled or not parsed.turns:
             return
@@ -156,35 +158,22 @@ class ExtractionHook:
         }
         if not wanted:
             return  # nothing new was written: a re-run extracts nothing
-        await self.run(db, session_input_from_parsed(parsed, sorted(wanted)), defer=self.deferred)
+        if self.deferred:
+            await queue_extraction(db, parsed.project, sid, sorted(wanted))
+            self.queued += 1
+        else:
+            await self.run(db, session_input_from_parsed(parsed, sorted(wanted)))
         if last > mark:
             await sessions.set_extracted_through([(sid, last)])
 
-    async def run(
-        self, db: GraphDB, session: SessionInput, *, defer: bool = False
-    ) -> ExtractionReport:
-        """Extract from one session and apply the result; adds to `self.report`.
-
-        `defer`: apply only the steps that need no similarity search now and queue the rest in
-        the embedding backlog (with the project's topic weights and snapshot), in call order.
-        """
+    async def run(self, db: GraphDB, session: SessionInput) -> ExtractionReport:
+        """Extract from one session and apply the result now; adds to `self.report`."""
         t0 = time.perf_counter()
-        fallback_note = ""
-        try:
-            result = await self.extractor.extract(session)
-        except LLMError as e:
-            # An unreachable or unusable LLM must not lose the session's knowledge: fall back to
-            # the offline extractor and say so in the report.
-            log.warning("LLM extraction failed for %s, using offline rules: %s", session.id, e)
-            fallback_note = f"{session.project}/{session.id}: LLM failed ({e}); used offline rules"
-            offline = OfflineExtractor(max_topics=self.extract_settings.max_topics_per_session)
-            result = await offline.extract(session)
-        if defer:
-            rep = await self._writer(db).apply(result, steps=ALL_STEPS - VECTOR_STEPS)
-            await queue_deferred(db, result, session)
-        else:
-            rep = await self._writer(db).apply(result)
-            self._inline_runs += 1
+        result, fallback_note = await extract_or_fall_back(
+            self.extractor, session, max_topics=self.extract_settings.max_topics_per_session
+        )
+        rep = await self._writer(db).apply(result)
+        self._inline_runs += 1
         rep.turns = len(session.turns)
         rep.seconds = time.perf_counter() - t0
         rep.issues += [f"{session.project}/{session.id}: {i}" for i in result.issues]
@@ -194,7 +183,7 @@ class ExtractionHook:
         return rep
 
     def absorb(self, report: ExtractionReport) -> None:
-        """Add what the backlog's deferred steps (topics, corrections, lessons, snapshots) did."""
+        """Add what the backlog's queued extractions (and due weights and snapshots) did."""
         self.report.merge(report)
 
     async def finish(self, db: GraphDB | None = None) -> ExtractionReport:
@@ -221,40 +210,9 @@ class ExtractionHook:
         llm = getattr(self._extractor, "llm", None)
         return self.report.summary() | {
             "extractor": self.report.extractor or self.extractor.name,
+            "queued": self.queued,
             "llm_usage": llm.ledger.as_dict() if llm is not None else self.report.llm_usage,
         }
-
-
-async def _session_input(db: GraphDB, session_id: str) -> SessionInput:
-    session = await SessionRepository(db).get(session_id)
-    turns_repo = TurnRepository(db)
-    turns: list[Any] = []
-    after = -1
-    while True:
-        page = await turns_repo.list(session_id, after=after, limit=500)
-        if not page:
-            break
-        turns.extend(page)
-        after = page[-1].ordinal
-    return SessionInput(
-        id=session.id,
-        project=session.project,
-        title=session.title,
-        source=session.source,
-        turns=tuple(
-            TurnInput(
-                id=t.id,
-                ordinal=t.ordinal,
-                role=t.role,
-                text=t.text,
-                timestamp=t.valid_from,
-                speaker=t.speaker,
-                tool_name=t.tool_name,
-                tool_ok=t.tool_ok,
-            )
-            for t in turns
-        ),
-    )
 
 
 async def extract_stored(
@@ -294,7 +252,7 @@ async def extract_stored(
     marks = SessionRepository(db)
     for s in sessions:
         try:
-            inp = await _session_input(db, s.id)
+            inp = await stored_session_input(db, s.id)
             await hook.run(db, inp)
             if inp.turns:
                 await marks.set_extracted_through([(s.id, max(t.ordinal for t in inp.turns))])
@@ -325,7 +283,7 @@ async def extract_session(
     Raises:
         NotFoundError: no such session.
     """
-    inp = await _session_input(db, session_id)
+    inp = await stored_session_input(db, session_id)
     hook = ExtractionHook(settings, embedder=embedder, extractor=extractor)
     await hook.run(db, inp)
     if finish:

@@ -120,15 +120,21 @@ def compare(clean: Snapshot, other: Snapshot) -> dict[str, Any]:
 
 
 async def run_ingest(
-    db: FalkorDBGraph, paths: Sequence[Path], embedder: Embedder | None, *, embed: bool = True
+    db: FalkorDBGraph,
+    paths: Sequence[Path],
+    embedder: Embedder | None,
+    *,
+    embed: bool = True,
+    ingest: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Ingest `paths` without extraction (`ingest`: more `IngestSection` settings)."""
     from ingest.config import IngestSettings
     from ingest.pipeline import ingest_paths
 
     settings = IngestSettings(
         engine=Engine.FALKORDB,
         graph_name=db.graph_name,
-        ingest={"batch_size": 64, "embed": embed},
+        ingest={"batch_size": 64, "embed": embed, **(ingest or {})},
         _env_file=None,
     )
     rep = await ingest_paths(

@@ -119,6 +119,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def process_cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds another process has used so far (0 when unknown or gone)."""
+    if not pid:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def rss_mib(pid: int) -> float:
     """Resident set size of a process in MiB (0 when it is gone)."""
     try:

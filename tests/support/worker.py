@@ -22,7 +22,9 @@ from tests.support.engine import GRAPH, local_embedder
 async def _ingest_main(args: argparse.Namespace) -> int:
     db = FalkorDBGraph(graph_name=args.graph, unix_socket=args.socket)
     try:
-        rep = await run_ingest(db, [Path(p) for p in args.paths], local_embedder())
+        rep = await run_ingest(
+            db, [Path(p) for p in args.paths], local_embedder(), ingest=json.loads(args.settings)
+        )
     finally:
         await db.close()
     print(json.dumps(rep))
@@ -56,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     i = sub.add_parser("ingest")
     i.add_argument("--socket", required=True)
     i.add_argument("--graph", default=GRAPH)
+    i.add_argument("--settings", default="{}", help="JSON: more `ingest` settings")
     i.add_argument("paths", nargs="+")
     c = sub.add_parser("consolidate")
     c.add_argument("--socket", required=True)

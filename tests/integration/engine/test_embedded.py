@@ -164,6 +164,7 @@ def test_cli_start_migrate_status_stop(tmp_path: Path) -> None:
         assert st.returncode == 0, st.stderr
         assert "running" in st.stdout
         assert "0001_constraints" in st.stdout
+        assert "0 turns without vectors" in st.stdout  # the backlog
         again = _cli(["db", "migrate"], data)
         assert "applied: none" in again.stdout.replace("\n", " ")
     finally:

@@ -1,10 +1,11 @@
-"""SIGKILL an ingest with extraction and pending embeddings at several points, re-run it: the whole
-graph (every label, every edge type, every id) equals one clean run's.
+"""SIGKILL an ingest with pending extraction and embeddings at several points, re-run it: the
+whole graph (every label, every edge type, every id) equals one clean run's.
 
 The child process kills itself just before the Nth write of a chosen query, so each kill point is
-exact: mid turn writes, mid extraction (after some sessions' facts and backlog items), mid
-embedding drain (some vectors written), and mid deferred extraction (topics, corrections and
-lessons being applied), and between an applied backlog item and its removal.
+exact: mid turn writes, mid queueing of the sessions' extractions, between a queued extraction and
+its session's watermark, with every turn written and every extraction still pending, mid
+embedding drain (some vectors written), mid queued extraction (some sessions' facts and topics
+applied), and between an applied backlog item and its removal.
 """
 
 from __future__ import annotations
@@ -96,11 +97,13 @@ CHILD = textwrap.dedent("""
 """)
 
 KILL_POINTS = [
-    ("turn.upsert_many", 12),  # turns half written, nothing extracted
-    ("fact.upsert_many", 4),  # extraction: some sessions' facts and backlog items written
-    ("session.set_extracted_through", 6),  # a session extracted, its watermark not yet written
+    ("turn.upsert_many", 12),  # turns half written, nothing queued
+    ("backlog.put", 4),  # some sessions' extractions queued, the rest not yet
+    ("session.set_extracted_through", 6),  # a session's extraction queued, its watermark not
+    ("turn.set_embeddings", 1),  # every turn written, every extraction still pending
     ("turn.set_embeddings", 5),  # embedding drain: some vectors written
-    ("topic.upsert_many", 5),  # deferred extraction: topics of some sessions applied
+    ("fact.upsert_many", 4),  # queued extraction: some sessions' facts applied
+    ("topic.upsert_many", 5),  # queued extraction: topics of some sessions applied
     ("backlog.delete", 3),  # an item applied, not yet removed from the backlog
 ]
 

@@ -1,0 +1,46 @@
+"""`lower_priority`: the backlog drain gives way to a server on the same machine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+CHILD = """
+import os, threading
+from ingest.backlog import lower_priority
+started = threading.Event()
+t = threading.Thread(target=started.wait)  # a thread that exists before the drain starts
+t.start()
+lower_priority(10)
+tids = [int(p.name) for p in __import__("pathlib").Path("/proc/self/task").iterdir()]
+print(min(os.getpriority(os.PRIO_PROCESS, tid) for tid in tids))
+print(open("/proc/self/autogroup").read().split()[-1])
+started.set()
+"""
+
+
+def _run(*, new_session: bool) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+        start_new_session=new_session,
+    )
+    return out.stdout.split()
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no autogroup scheduling")
+def test_every_thread_and_an_own_sessions_group_are_niced() -> None:
+    # A session leader (a service, a `setsid` child): its threads and its autogroup.
+    assert _run(new_session=True) == ["10", "10"]
+    # Inside someone else's session (a shell's): its threads only, the group is left alone.
+    threads, group = _run(new_session=False)
+    assert threads == "10"
+    assert group == Path("/proc/self/autogroup").read_text().split()[-1]
