@@ -52,26 +52,34 @@ _SMALL_TALK = re.compile(
     re.IGNORECASE,
 )
 _IMPERATIVE = re.compile(
-    r"^(?:(?:also|please|and|then|now|just|pls)\s+)*(?:add|book|build|call|change|check|create|"
-    r"delete|do|don't|find|fix|give|help|install|keep|look|make|move|open|put|read|remember|remind|"
-    r"remove|rename|run|see|send|set|show|tell|try|update|use|write)\b",
+    r"^(?:(?:also|please|and|then|now|just|pls)\s+)*(?:add|arrange|book|build|call|cancel|change|"
+    r"check|create|decline|delete|do|don't|draft|email|find|fix|give|help|install|keep|leave|look|"
+    r"make|move|open|order|plan|put|read|remember|remind|remove|rename|reply|run|schedule|see|send|"
+    r"set|show|tell|try|update|use|write)\b",
     re.IGNORECASE,
 )
 """A request ("Also move my appointment to next week"), not a statement about the speaker."""
+_SUBJECT = re.compile(
+    r"^(?:(?:yesterday|today|recently|lately|last \w+|this \w+),?\s+)?(?:I|I'm|I've|I'd|My)\b",
+    re.IGNORECASE,
+)
+"""The speaker is what the sentence is about: "I ...", "My ...", "Last week I ..."."""
 _LEAD = re.compile(
     r"^(?:(?:oh|wow|yeah|yes|yep|well|so|haha|aw+|ah|hmm|ok|okay|omg)\b[,!.]*\s*)+", re.I
 )
 
 
-def is_observation(sentence: str) -> bool:
+def is_observation(sentence: str, *, as_subject: bool = False) -> bool:
     """Whether a candidate sentence (`knowledge.prose.candidates`) is about its speaker.
 
-    First person, not addressed to "you", no hedge, no greeting, thanks or pointer ("check
-    this out"), not a monologue.
+    First person, not addressed to "you", no hedge, no greeting, thanks, request or pointer
+    ("check this out"), not a monologue. `as_subject`: the speaker must be what the sentence is
+    about ("I ...", "My ..."), as in an agent session, where a user's other lines are requests.
     """
     s = _unlead(sentence)
     return (
         bool(s)
+        and (not as_subject or bool(_SUBJECT.match(s)))
         and len(s.split()) <= _MAX_WORDS
         and bool(_FIRST_PERSON.search(s))
         and not _ADDRESSED.search(s)
@@ -132,7 +140,7 @@ def observations(turns: Sequence[TurnInput], *, chat: bool) -> list[FactCandidat
         cands = [
             replace(c, text=_unlead(c.text))
             for c in candidates((who, person, t.text, t.id) for t in own)
-            if is_observation(c.text)
+            if is_observation(c.text, as_subject=not chat)
         ]
         cap = max(1, len(own) // TURNS_PER_OBSERVATION)
         chosen = salient(cands, max_words=cap * _MAX_WORDS, ranked=True)[:cap]

@@ -95,6 +95,15 @@ def test_what_is_an_observation(sentence: str) -> None:
     assert is_observation(sentence)
 
 
+def test_in_an_agent_session_the_user_must_be_the_subject() -> None:
+    assert is_observation("The support group has made me feel accepted.")
+    assert not is_observation("The support group has made me feel accepted.", as_subject=True)
+    assert is_observation("Last week I moved to a flat in Porto.", as_subject=True)
+    assert not is_observation(
+        "Schedule my 1:1s with the team on Tuesday afternoons.", as_subject=True
+    )
+
+
 def test_skipped_sentences_give_no_observation() -> None:
     turns = {f.turn_ids[0] for f in observations(CHAT, chat=True)}
     assert not turns & {"t0", "t1", "t3", "t5", "t6"}  # greetings, questions, "you", hedges
@@ -126,6 +135,14 @@ def test_in_an_agent_session_only_the_user_speaks_about_themselves() -> None:
             speaker="",
             timestamp=T0,
             text="I moved the whole team to a new office in Lisbon last month.",
+        ),
+        TurnInput(
+            id="u2",
+            ordinal=2,
+            role="user",
+            speaker="",
+            timestamp=T0,
+            text="Put my 1:1s with the team on Tuesday afternoons, 30 minutes each.",
         ),
         TurnInput(
             id="a1",
