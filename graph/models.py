@@ -93,7 +93,9 @@ TopicPhase = Literal["active", "dormant", "completed"]
 LessonCategory = Literal["pattern", "gotcha", "best-practice", "failure", "problem-solution"]
 CorrectionType = Literal["preference", "factual", "style", "process", "tool_usage"]
 CorrectionStatus = Literal["correction", "pattern", "preference", "rule"]
-FactKind = Literal["decision", "preference", "tech_stack", "project", "todo", "event", "other"]
+FactKind = Literal[
+    "decision", "preference", "tech_stack", "project", "todo", "event", "observation", "other"
+]
 PrimerPeriod = Literal["daily", "weekly", "monthly"]
 JobStatus = Literal["running", "succeeded", "failed"]
 FindingAction = Literal["merge", "link", "archive", "create_lesson", "keep"]

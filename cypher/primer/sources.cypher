@@ -2,7 +2,9 @@
 // params: project, since, until, now
 // returns: kind, id, title, text, at, sub
 // why: everything a rollup summarises for a time window, in one round trip: sessions by start time,
-//      lessons, corrections and facts by event time (valid_from).
+//      lessons, corrections and facts by event time (valid_from). Observations are left out: they
+//      restate the sessions' own sentences, which the primer quotes already, and one dated
+//      "last year" would open a primer for a day when nothing was said.
 MATCH (s:Session)
 WHERE ($project IS NULL OR s.project = $project) AND s.expired_at > $now
   AND coalesce(s.started_at, s.valid_from) >= $since AND coalesce(s.started_at, s.valid_from) < $until
@@ -24,6 +26,6 @@ RETURN 'correction' AS kind, c.id AS id, c.rule_text AS title, c.corrected_behav
 UNION ALL
 MATCH (f:Fact)
 WHERE ($project IS NULL OR f.project = $project) AND f.expired_at > $now AND f.valid_to > $now
-  AND f.valid_from >= $since AND f.valid_from < $until
+  AND f.valid_from >= $since AND f.valid_from < $until AND coalesce(f.kind, '') <> 'observation'
 RETURN 'fact' AS kind, f.id AS id, f.statement AS title, f.object AS text, f.valid_from AS at,
        f.kind AS sub

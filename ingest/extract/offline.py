@@ -38,6 +38,7 @@ from ingest.extract.models import (
     TopicCandidate,
     TurnInput,
 )
+from ingest.extract.observations import observations
 from ingest.extract.outcome import assess
 from ingest.extract.summary import extractive_summary
 from ingest.extract.text import (
@@ -1253,6 +1254,9 @@ class OfflineExtractor:
                 if found is not None:
                     out.append(found)
         out += _todo_list_facts(session.turns)
+        # a turn that states a fact of its own (a diet, a decision) needs no observation besides
+        told = {tid for f in out for tid in f.turn_ids}
+        out += [o for o in observations(session.turns, chat=chat) if not told & set(o.turn_ids)]
         # "started <hobby>" accumulates (never contradicts); make each its own predicate.
         return [
             f.model_copy(update={"predicate": f"started {normalize_key(f.object)}"})

@@ -257,3 +257,37 @@ async def test_primers_lead_with_the_session_summary_and_drop_quotes_it_restates
     assert "ses_s_t2" in daily.turn_ids
     # what the summary does not say is still quoted
     assert "- Caroline: Transgender stories about courage" in daily.text
+
+
+async def test_observations_are_not_primer_material(graph_db, rem_settings):
+    await _put_talk(graph_db, "ses_a", NOW - timedelta(days=3, hours=2))
+
+    def fact(id: str, kind: str, days_ago: float, statement: str) -> Fact:
+        return Fact(
+            id=id,
+            project="p",
+            subject="caroline",
+            predicate=f"observed {id}",
+            object=statement,
+            kind=kind,  # type: ignore[arg-type]
+            statement=statement,
+            valid_from=NOW - timedelta(days=days_ago),
+            recorded_at=NOW - timedelta(days=3),
+        )
+
+    await put_facts(
+        graph_db,
+        [
+            # said in ses_a about the day before: no primer for a day when nothing was said
+            fact("fct_obs_before", "observation", 4.1, "Caroline visited the Quokka museum."),
+            fact("fct_obs_same", "observation", 3.1, "Caroline painted the Zebrafish mural."),
+            fact("fct_other", "other", 3.1, "Caroline moved to Tallinn."),
+        ],
+    )
+    report = await run_job("rollups", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.status == "succeeded", report.error
+    dailies = await PrimerRepository(graph_db).list_primers("p", "daily", to_ms(NOW))
+    assert len(dailies) == 1
+    assert "Tallinn" in dailies[0].text  # other facts still are
+    assert "Quokka" not in dailies[0].text
+    assert "Zebrafish" not in dailies[0].text

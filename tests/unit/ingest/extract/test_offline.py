@@ -342,7 +342,7 @@ def test_a_diet_told_to_the_agent_is_one_standing_preference() -> None:
             ("user", "Also, I'm allergic to peanuts and cashews, keep them out."),
         )
     )
-    got = [(f.predicate, f.object, f.kind) for f in r.facts]
+    got = [(f.predicate, f.object, f.kind) for f in r.facts if f.kind != "observation"]
     assert got == [
         ("diet", "vegetarian", "preference"),
         ("diet", "pescatarian", "preference"),
