@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from core.ids import normalize_key
 from graph.models import CorrectionType, FactKind, LessonCategory, Role
 
 __all__ = [
@@ -157,6 +158,24 @@ class FactCandidate(BaseModel):
     """Source turns."""
     valid_from: datetime
     """Event time."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _observations_accumulate(cls, data: Any) -> Any:
+        """An observation gets a predicate of its own, whoever extracted it (rules or a model).
+
+        Facts close current ones of the same subject and predicate, and one thing a person
+        said never ends another.
+        """
+        if isinstance(data, dict) and data.get("kind") == "observation":
+            data = {**data, "predicate": observation_predicate(data)}
+        return data
+
+
+def observation_predicate(data: dict[str, Any]) -> str:
+    """`observed <the statement, normalised>` (80 characters at most)."""
+    text = str(data.get("statement") or data.get("object") or "")
+    return f"observed {normalize_key(text)[:80]}"
 
 
 class LessonCandidate(BaseModel):

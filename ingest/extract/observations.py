@@ -154,8 +154,7 @@ def _fact(c: Sentence, t: TurnInput, person: bool) -> FactCandidate:
     subject = normalize_key(c.speaker)
     return FactCandidate(
         subject=subject,
-        # each its own predicate: observations accumulate, none supersedes another
-        predicate=f"observed {normalize_key(text)[:80]}",
+        predicate="observed",  # made its own by `FactCandidate`: observations accumulate
         object=text,
         kind="observation",
         statement=text,

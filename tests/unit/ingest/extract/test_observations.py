@@ -163,3 +163,25 @@ def test_the_offline_extractor_returns_observations_among_its_facts() -> None:
     result = OfflineExtractor().extract_sync(SessionInput(id="s", project="p", turns=tuple(CHAT)))
     kinds = [f.kind for f in result.facts]
     assert "observation" in kinds
+
+
+def test_any_extractors_observations_get_a_predicate_of_their_own() -> None:
+    """A model may name every observation's predicate "observed": none may close another."""
+    from ingest.extract.models import FactCandidate
+
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    a, b = (
+        FactCandidate(
+            subject="caroline",
+            predicate="observed",
+            object=text,
+            kind="observation",
+            statement=text,
+            valid_from=when,
+        )
+        for text in ("Caroline ran a charity race.", "Caroline adopted a dog.")
+    )
+    assert a.predicate != b.predicate
+    assert a.predicate.startswith("observed ")
+    other = FactCandidate(subject="db", predicate="uses", object="SQLite", valid_from=when)
+    assert other.predicate == "uses"  # other kinds keep theirs
