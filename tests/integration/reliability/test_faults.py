@@ -25,8 +25,9 @@ async def test_engine_sigkill_during_ingest_then_rerun_equals_a_clean_run(tmp_pa
     assert out["data_lost"] == 0
     [r] = out["trials"]
     total = 8 * 40
-    # the kill really happened mid-ingest and took the ingest down with it
-    assert 0 < r["turns_when_killed"] < total
+    # the kill really happened while the ingest ran and took it down with it: mid-write, or
+    # mid-drain (turns are written at writer speed, then embedded and extracted), by timing
+    assert 0 < r["turns_when_killed"] <= total
     assert r["ingest_exit_code"] != 0
     assert "GraphUnavailableError" in r["ingest_error"]
     # acknowledged writes survived the SIGKILL (AOF replay on restart)
