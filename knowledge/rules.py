@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.timeutil import days_between, to_ms
-from graph.models import Correction, CorrectionStatus, Fact
+from graph.models import Correction, CorrectionStatus, Fact, Temporal
 from knowledge.scoring import STATUS_ORDER, correction_effective_weight
 
 __all__ = [
@@ -94,12 +94,13 @@ InForce = CurrentRule | StandingPreference
 """One item of `rules(project)`: a correction in force or a standing preference."""
 
 
-def _holds(f: Fact, now_ms: int) -> bool:
-    if to_ms(f.valid_from) > now_ms or to_ms(f.recorded_at) > now_ms:
+def _holds(item: Temporal, now_ms: int) -> bool:
+    """Valid at `now_ms` and the current record then (a correction's or a fact's interval)."""
+    if to_ms(item.valid_from) > now_ms or to_ms(item.recorded_at) > now_ms:
         return False
-    if f.valid_to is not None and to_ms(f.valid_to) <= now_ms:
+    if item.valid_to is not None and to_ms(item.valid_to) <= now_ms:
         return False
-    return f.expired_at is None or to_ms(f.expired_at) > now_ms
+    return item.expired_at is None or to_ms(item.expired_at) > now_ms
 
 
 def effective_status(c: Correction) -> CorrectionStatus:
@@ -118,13 +119,7 @@ def is_current(c: Correction, now_ms: int) -> bool:
     In force: valid and the current record at `now_ms`, and graduated to a status in
     `CURRENT_STATUSES` or confirmed by a person.
     """
-    if to_ms(c.valid_from) > now_ms or to_ms(c.recorded_at) > now_ms:
-        return False
-    if c.valid_to is not None and to_ms(c.valid_to) <= now_ms:
-        return False
-    if c.expired_at is not None and to_ms(c.expired_at) <= now_ms:
-        return False
-    return c.confirmed or c.status in CURRENT_STATUSES
+    return _holds(c, now_ms) and (c.confirmed or c.status in CURRENT_STATUSES)
 
 
 def _weight(c: Correction, now_ms: int) -> float:
