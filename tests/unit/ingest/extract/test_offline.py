@@ -30,6 +30,23 @@ def _s(*lines: tuple[Any, ...]) -> SessionInput:
     return SessionInput(id="s", project="demo", turns=tuple(turns))
 
 
+def _chat(*said: tuple[str, str]) -> SessionInput:
+    """People talking (`(speaker, text)` lines): Caroline on the user side, the other person on
+    the other, both persons, so `between_people` holds."""
+    turns = tuple(
+        TurnInput(
+            id=f"t{i}",
+            ordinal=i,
+            role="user" if who == "Caroline" else "assistant",
+            text=text,
+            timestamp=T0 + timedelta(minutes=i),
+            speaker=who,
+        )
+        for i, (who, text) in enumerate(said)
+    )
+    return SessionInput(id="s", project="chat", turns=turns)
+
+
 @pytest.mark.parametrize(
     ("clause", "rule"),
     [
@@ -314,18 +331,7 @@ def test_people_talking_give_personal_facts_but_no_corrections_todos_or_decision
         ("Melanie", "Let's work together for the community, it makes things better."),
         ("Caroline", "Never give up on what you love. I started playing again."),
     ]
-    turns = tuple(
-        TurnInput(
-            id=f"t{i}",
-            ordinal=i,
-            role="user" if who == "Caroline" else "assistant",
-            text=text,
-            timestamp=T0 + timedelta(minutes=i),
-            speaker=who,
-        )
-        for i, (who, text) in enumerate(said)
-    )
-    r = OfflineExtractor().extract_sync(SessionInput(id="s", project="chat", turns=turns))
+    r = OfflineExtractor().extract_sync(_chat(*said))
     assert r.corrections == ()
     assert [(f.subject, f.kind, f.object) for f in r.facts] == [
         ("caroline", "event", "volunteering")
@@ -352,20 +358,9 @@ def test_a_diet_told_to_the_agent_is_one_standing_preference() -> None:
 
 
 def test_a_diet_between_people_is_a_personal_fact_not_an_instruction() -> None:
-    turns = tuple(
-        TurnInput(
-            id=f"t{i}",
-            ordinal=i,
-            role="user" if who == "Caroline" else "assistant",
-            text=text,
-            timestamp=T0 + timedelta(minutes=i),
-            speaker=who,
-        )
-        for i, (who, text) in enumerate(
-            [("Caroline", "I went vegan in March!"), ("Melanie", "Wow, how is it going?")]
-        )
+    r = OfflineExtractor().extract_sync(
+        _chat(("Caroline", "I went vegan in March!"), ("Melanie", "Wow, how is it going?"))
     )
-    r = OfflineExtractor().extract_sync(SessionInput(id="s", project="chat", turns=turns))
     assert [(f.subject, f.predicate, f.object, f.kind) for f in r.facts] == [
         ("caroline", "diet", "vegan", "other")
     ]
