@@ -187,10 +187,10 @@ async def test_a_cycle_writes_markdown_and_json_reports(graph_db, rem_settings, 
     assert "# REM cycle report" in files[1].read_text()
 
 
-async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, rem_settings):
-    # "a" sorts first and forms no community: its deltas must not stand for the whole run
+async def _topics_in_two_projects(db) -> None:
+    """`_topics`, plus project "a" (sorting first) with one topic that forms no community."""
     await put_topics(
-        graph_db,
+        db,
         [
             Topic(
                 id="top_a",
@@ -202,7 +202,12 @@ async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, r
             )
         ],
     )
-    await _topics(graph_db)
+    await _topics(db)
+
+
+async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, rem_settings):
+    # "a" sorts first and forms no community: its deltas must not stand for the whole run
+    await _topics_in_two_projects(graph_db)
     report = await run_job(
         "communities", db=graph_db, settings=rem_settings, now=NOW, project=ALL_PROJECTS
     )
@@ -222,20 +227,7 @@ async def test_a_run_over_every_project_adds_up_each_projects_deltas(graph_db, r
 async def test_a_cycle_over_every_project_recommends_each_projects_findings(
     graph_db, rem_settings, tmp_path
 ):
-    await put_topics(
-        graph_db,
-        [
-            Topic(
-                id="top_a",
-                project="a",
-                projects=("a",),
-                title="alone",
-                valid_from=at(1),
-                recorded_at=at(1),
-            )
-        ],
-    )
-    await _topics(graph_db)
+    await _topics_in_two_projects(graph_db)
     report = await run_cycle(
         db=graph_db,
         settings=rem_settings,
