@@ -29,15 +29,32 @@ started.set()
 """
 
 
-def _run(*, new_session: bool) -> list[str]:
+# Runs CHILD in a session of the test's own and prints the session leader's group niceness last:
+# the non-leader case never shares the session (or terminal) of whoever runs the tests.
+IN_OWN_SESSION = """
+import subprocess, sys
+out = subprocess.run([sys.executable, "-c", sys.argv[1]], capture_output=True, text=True,
+                     stdin=subprocess.DEVNULL, timeout=100)
+sys.stdout.write(out.stdout)
+sys.stderr.write(out.stderr)
+print(open("/proc/self/autogroup").read().split()[-1])
+sys.exit(out.returncode)
+"""
+
+
+def _run(*, leader: bool) -> list[str]:
+    argv = (
+        [sys.executable, "-c", CHILD] if leader else [sys.executable, "-c", IN_OWN_SESSION, CHILD]
+    )
     out = subprocess.run(
-        [sys.executable, "-c", CHILD],
+        argv,
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         check=False,
-        start_new_session=new_session,
+        start_new_session=True,
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
@@ -47,8 +64,8 @@ def _run(*, new_session: bool) -> list[str]:
 @pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no autogroup scheduling")
 def test_every_thread_and_an_own_sessions_group_are_niced() -> None:
     # A session leader (a service, a `setsid` child): its threads and its autogroup.
-    assert _run(new_session=True) == ["10", "10"]
+    assert _run(leader=True) == ["10", "10"]
     # Inside someone else's session (a shell's): its threads only, the group is left alone.
-    threads, group = _run(new_session=False)
+    threads, group, leaders_group = _run(leader=False)
     assert threads == "10"
-    assert group == Path("/proc/self/autogroup").read_text().split()[-1]
+    assert group == leaders_group == "0"
