@@ -41,6 +41,10 @@ class RankingSection(BaseModel):
     """BM25 length normalisation."""
     vector_candidates: int = Field(default=100, ge=1, le=1000)
     """How many vector hits the engine returns per query."""
+    vector_exact_max_turns: int = Field(default=2000, ge=0)
+    """A scope (the key's projects) of at most this many turns, too small a share of the graph
+    for the vector index's nearest overall to hold enough of its turns, has each of its turns
+    scored instead (`recall.vectors`; 0: always the index)."""
     knowledge_candidates: int = Field(default=20, ge=0, le=500)
     """How many lessons, corrections and facts each fulltext search returns (0: none)."""
     expand_top: int = Field(default=20, ge=0, le=500)

@@ -39,6 +39,7 @@ from recall.ranking import (
 )
 from recall.search import SearchMode, fuse_hits
 from recall.understand import QueryIntent, understand
+from recall.vectors import MAX_OVERSAMPLE, vector_plan
 
 log = logging.getLogger("remgraph.recall.retrieval")
 K = TypeVar("K")
@@ -47,7 +48,6 @@ V = TypeVar("V")
 _SPEAKER_TTL_S = 60.0
 _DF_TTL_S = 300.0
 _DF_CACHE_MAX = 200_000
-_VECTOR_OVERSAMPLE = 4
 _NO_CAP = 2**31 - 1
 
 Terms = tuple[list[str], list[str], dict[str, int]]
@@ -318,14 +318,23 @@ class RetrievalService:
         as_of: int,
         known_at: int,
     ) -> list[TurnHit]:
-        """Nearest turns by embedding (cosine similarity), best first."""
+        """Nearest turns by embedding (cosine similarity), best first.
+
+        The vector index oversampled by how little of the graph `projects` hold, or each turn of a
+        small scope scored (`recall.vectors.vector_plan`).
+        """
+        if vector is None or k <= 0:
+            return []
+        (n_all, _), (n_here, _) = await asyncio.gather(
+            self.turn_stats(("*",)), self.turn_stats(projects)
+        )
+        plan = vector_plan(k, n_here, n_all, exact_max=self.ranking.vector_exact_max_turns)
+        if plan.exact:
+            return await self._repo.turn_vector_exact(
+                vector, projects, k=k, as_of=as_of, known_at=known_at
+            )
         return await self._repo.turn_vector(
-            vector,
-            projects,
-            k=k,
-            k_search=k * _VECTOR_OVERSAMPLE,
-            as_of=as_of,
-            known_at=known_at,
+            vector, projects, k=k, k_search=plan.k_search, as_of=as_of, known_at=known_at
         )
 
     async def search(
@@ -387,7 +396,7 @@ class RetrievalService:
                 vector if kw else None,
                 projects,
                 k=kw,
-                k_search=kw * _VECTOR_OVERSAMPLE,
+                k_search=kw * MAX_OVERSAMPLE,
                 as_of=as_of,
                 known_at=known_at,
             ),

@@ -20,6 +20,7 @@ from graph.kinds import ItemKind
 
 _TURN_FULLTEXT = Q("recall.turn_fulltext")
 _TURN_VECTOR = Q("recall.turn_vector")
+_TURN_VECTOR_EXACT = Q("recall.turn_vector_exact")
 _TURNS_FETCH = Q("recall.turns_fetch")
 _TURN_TEXTS = Q("recall.turn_texts")
 _SPEAKERS = Q("recall.speakers")
@@ -225,6 +226,32 @@ class RecallRepository:
             vector=list(vector),
             k=k,
             k_search=k_search,
+            projects=list(projects),
+            as_of=as_of,
+            known_at=known_at,
+        )
+        return [TurnHit(r["id"], float(r["score"])) for r in rows]
+
+    async def turn_vector_exact(
+        self,
+        vector: Sequence[float] | None,
+        projects: Sequence[str],
+        *,
+        k: int,
+        as_of: int,
+        known_at: int,
+    ) -> list[TurnHit]:
+        """The `k` nearest turns in `projects`, every embedded turn there scored (no index).
+
+        Exact, and its cost grows with the scope's size: for scopes small beside the whole
+        graph, whose turns the index's nearest overall would miss (`recall.vectors`).
+        """
+        if vector is None or not projects or k <= 0:
+            return []
+        rows = await self._db.read(
+            _TURN_VECTOR_EXACT,
+            vector=list(vector),
+            k=k,
             projects=list(projects),
             as_of=as_of,
             known_at=known_at,

@@ -36,6 +36,8 @@ from graph.repositories.primers import PrimerRepository
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnFacts, TurnStats
 from graph.repositories.reference_layers import ReferenceLayerRepository
 from graph.repositories.topics import TopicRepository
+from recall.config import RankingSection
+from recall.retrieval import RetrievalService
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
 REC = datetime(2020, 2, 1, tzinfo=UTC)
@@ -150,21 +152,48 @@ async def test_turn_vector_scores_are_similarities(any_db: GraphDB) -> None:
     assert await recall.turn_vector(None, ("p1",), k=2, k_search=8, as_of=NOW, known_at=NOW) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="recall.turn_vector oversamples the index once (k_search = 4k, as `context` asks); "
-    "the old unused repository copy widened the search up to 4096 when filters left fewer than "
-    "k hits. Widening changes LoCoMo results, so it is a follow-up, not part of the move.",
-)
-async def test_turn_vector_finds_a_small_project_among_large_ones(any_db: GraphDB) -> None:
+async def test_a_small_project_among_large_ones_gets_its_own_nearest(any_db: GraphDB) -> None:
     turns, recall = TurnRepository(any_db), RecallRepository(any_db)
     crowd = [turn("big", i, "c", embedding=tuple(vec(1.0, 0.001 * i))) for i in range(60)]
     few = [turn("small", i, "f", project="p2", embedding=tuple(vec(0.5, 1.0))) for i in range(2)]
-    await turns.upsert_many(crowd + few)
-    hits = await recall.turn_vector(
-        vec(1.0, 0.0), ("p2",), k=2, k_search=8, as_of=NOW, known_at=NOW
+    few.append(turn("small", 2, "g", project="p2"))  # not embedded yet: no score to give
+    # Ended before NOW: an as-of read at NOW does not see it, however near.
+    ended = turn("small", 3, "h", project="p2", embedding=tuple(vec(1.0, 0.0)), valid_to=h(4))
+    await turns.upsert_many([*crowd, *few, ended])
+
+    # The index's 8 nearest overall are all crowd turns: the scope filter leaves nothing.
+    assert (
+        await recall.turn_vector(vec(1.0, 0.0), ("p2",), k=2, k_search=8, as_of=NOW, known_at=NOW)
+        == []
     )
-    assert sorted(x.id for x in hits) == ["small-t0", "small-t1"]
+    # Scoring each turn of the scope finds them, nearest first, on the same scale.
+    exact = await recall.turn_vector_exact(vec(1.0, 0.0), ("p2",), k=5, as_of=NOW, known_at=NOW)
+    assert exact[0].score == pytest.approx(0.5 / (1.25**0.5), abs=SCORE_TOL)
+    assert [x.id for x in exact] == ["small-t0", "small-t1"]  # not embedded, ended: left out
+    then = await recall.turn_vector_exact(
+        vec(1.0, 0.0), ("p2",), k=1, as_of=to_ms(h(3.5)), known_at=NOW
+    )
+    assert [x.id for x in then] == ["small-t3"]
+    # Scope and time filters hold: another project, or an as-of before the turns, finds none.
+    assert (
+        await recall.turn_vector_exact(vec(1.0, 0.0), ("p9",), k=5, as_of=NOW, known_at=NOW) == []
+    )
+    early = to_ms(h(-1))
+    assert (
+        await recall.turn_vector_exact(vec(1.0, 0.0), ("p2",), k=5, as_of=early, known_at=NOW) == []
+    )
+    assert await recall.turn_vector_exact(None, ("p2",), k=5, as_of=NOW, known_at=NOW) == []
+    assert (
+        await recall.turn_vector_exact(vec(1.0, 0.0), ("p2",), k=0, as_of=NOW, known_at=NOW) == []
+    )
+
+    # `context`'s vector search plans by the scope's share: the small project gets its turns.
+    svc = RetrievalService(recall, None, RankingSection(vector_exact_max_turns=100))
+    hits = await svc.vector(vec(1.0, 0.0), ("p2",), k=2, as_of=NOW, known_at=NOW)
+    assert [x.id for x in hits] == ["small-t0", "small-t1"]
+    # With the exact scan switched off it is the index's nearest overall again (and none in p2).
+    svc = RetrievalService(recall, None, RankingSection(vector_exact_max_turns=0))
+    assert await svc.vector(vec(1.0, 0.0), ("p2",), k=2, as_of=NOW, known_at=NOW) == []
 
 
 # --- turns: expansion, texts, statistics ------------------------------------------------------

@@ -309,7 +309,8 @@ def test_collected_text_returns_the_columns_in_order_as_one_row(tmp_path: Path) 
 def test_the_request_path_reads_are_collected(reg: Registry) -> None:
     """The reads every `context` request runs come back from Neo4j as one row each."""
     for name in (
-        "recall.turn_fulltext", "recall.turn_vector", "recall.turns_fetch", "recall.turn_texts",
+        "recall.turn_fulltext", "recall.turn_vector", "recall.turn_vector_exact",
+        "recall.turns_fetch", "recall.turn_texts",
         "recall.knowledge_fulltext", "recall.knowledge_vector", "recall.knowledge_similarity",
         "recall.knowledge_of_turns", "recall.rules_in_force", "recall.turn_term_df",
     ):  # fmt: skip
