@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.timeutil import OPEN
-from graph.cypher import Q
+from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
 from graph.kinds import ItemKind
 
@@ -219,18 +219,9 @@ class RecallRepository:
         known_at: int,
     ) -> list[TurnHit]:
         """The `k` nearest turns in `projects` among the index's `k_search` nearest overall."""
-        if vector is None or not projects or k <= 0:
-            return []
-        rows = await self._db.read(
-            _TURN_VECTOR,
-            vector=list(vector),
-            k=k,
-            k_search=k_search,
-            projects=list(projects),
-            as_of=as_of,
-            known_at=known_at,
+        return await self._nearest(
+            _TURN_VECTOR, vector, projects, k, as_of, known_at, k_search=k_search
         )
-        return [TurnHit(r["id"], float(r["score"])) for r in rows]
 
     async def turn_vector_exact(
         self,
@@ -246,15 +237,28 @@ class RecallRepository:
         Exact, and its cost grows with the scope's size: for scopes small beside the whole
         graph, whose turns the index's nearest overall would miss (`recall.vectors`).
         """
+        return await self._nearest(_TURN_VECTOR_EXACT, vector, projects, k, as_of, known_at)
+
+    async def _nearest(
+        self,
+        query: QueryRef,
+        vector: Sequence[float] | None,
+        projects: Sequence[str],
+        k: int,
+        as_of: int,
+        known_at: int,
+        **extra: Any,
+    ) -> list[TurnHit]:
         if vector is None or not projects or k <= 0:
             return []
         rows = await self._db.read(
-            _TURN_VECTOR_EXACT,
+            query,
             vector=list(vector),
             k=k,
             projects=list(projects),
             as_of=as_of,
             known_at=known_at,
+            **extra,
         )
         return [TurnHit(r["id"], float(r["score"])) for r in rows]
 
