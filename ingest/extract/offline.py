@@ -513,6 +513,49 @@ def _fact_key(text: str) -> str:
     return normalize_key(text).strip(" .,'\"")
 
 
+# "SQLite for local development", "Postgres stays in production", "mocks in tests": a choice made
+# for one environment, which neither ends nor is ended by the choice for another.
+_ENV = (
+    r"(?P<env>local(?:\s+dev(?:elopment)?)?|dev(?:elopment)?|prod(?:uction)?|staging|"
+    r"(?:unit\s+|integration\s+|e2e\s+)?tests?|testing|ci)"
+)
+_ENV_TAIL = re.compile(
+    r"\s+(?:for|in|on|during)\s+(?:the\s+|our\s+)?" + _ENV + r"\b.*$|\s+(?P<locally>locally)\b.*$",
+    re.IGNORECASE,
+)
+_ENV_ONLY = re.compile(r"^(?:the\s+|our\s+)?" + _ENV + r"(?:\s+env(?:ironment)?)?$", re.IGNORECASE)
+_ENV_NAMES = {"local": "local development", "dev": "local development", "prod": "production"}
+
+
+def _env_name(word: str) -> str:
+    w = " ".join(word.lower().split())
+    if w.startswith("local") or w in {"development", "develop"}:
+        return "local development"
+    if w in {"ci"}:
+        return "CI"
+    if w.endswith(("test", "tests", "testing")):
+        return w.replace("testing", "tests") if " " in w else "tests"
+    return _ENV_NAMES.get(w, w)
+
+
+def _split_env(text: str) -> tuple[str, str | None]:
+    """`text` without a trailing environment ("... for local development"), and that environment."""
+    m = _ENV_TAIL.search(text)
+    if m is None or m.start() == 0:
+        return text, None
+    return text[: m.start()].strip(), _env_name("local" if m.group("locally") else m.group("env"))
+
+
+def env_scoped(subject: str, obj: str) -> tuple[str, str]:
+    """`(subject, object)` with an environment the object names moved to the subject.
+
+    "main database" / "SQLite for local development" → "main database (local development)" /
+    "SQLite": the choice for one environment keys apart from the project-wide one.
+    """
+    head, env = _split_env(obj)
+    return (f"{subject} ({env})", head) if env else (subject, obj)
+
+
 def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
     """`(subject, "uses", object)` of "switch/move/migrate <subject> to <object>"."""
     m = _SWITCH.search(sentence)
@@ -538,6 +581,10 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
         subject = str(tech_category(tech[0]) or "") if tech else ""
     if not subject or subject in {"it", "this", "that", "them", "everything"}:
         return None
+    subject, obj = env_scoped(subject, obj)
+    if "(" not in subject:  # "... to ClickHouse on CI": the pattern's tail holds the environment
+        _, env = _split_env("x" + sentence[m.end("obj") : m.end()].rstrip(".,;!?\n"))
+        subject = f"{subject} ({env})" if env else subject
     return subject, "uses", obj
 
 
@@ -555,10 +602,21 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
         return None
     target = (m.group("for") or "").strip()
     tech = technologies(obj)
+    category = str(tech_category(tech[0]) or "") if tech else ""
+    only_env = _ENV_ONLY.match(target)
+    if only_env is not None:  # "let's use SQLite for local development": the database there
+        if not category:
+            return None
+        env = _env_name(only_env.group("env"))
+        # "Vitest for testing" is the test framework, not a choice for one environment
+        return (category if "test" in category else f"{category} ({env})"), "uses", obj
     if target:
-        subject = _fact_key(target)
-    elif tech and tech_category(tech[0]):
-        subject = str(tech_category(tech[0]))
+        head, env = _split_env(target)  # "for the cache in tests"
+        subject = _fact_key(head) + (f" ({env})" if env else "")
+        if env is None:
+            subject, obj = env_scoped(subject, obj)
+    elif category:
+        subject, obj = env_scoped(category, obj)
     else:
         return None  # a decision we cannot scope would only ever pile up; skip it
     return subject, "uses", obj

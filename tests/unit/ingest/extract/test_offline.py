@@ -197,6 +197,29 @@ def test_switches_supersede_what_a_subject_used() -> None:
     ]
 
 
+def test_a_choice_for_one_environment_keys_apart_from_the_project_wide_one() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "We decided to use PostgreSQL 16 for the main database."),
+            ("user", "Switch the main database to SQLite for local development; Postgres stays."),
+            ("user", "Let's use DuckDB locally."),
+            ("user", "We're going with Kafka for the event bus in staging."),
+            ("user", "Move the job queue to Redis on CI."),
+            ("user", "Let's use Vitest for testing."),
+            ("user", "We migrated the analytics store to ClickHouse in March."),
+        )
+    )
+    assert [(f.subject, f.predicate, f.object) for f in r.facts] == [
+        ("main database", "uses", "PostgreSQL 16"),
+        ("main database (local development)", "uses", "SQLite"),
+        ("database (local development)", "uses", "DuckDB"),
+        ("event bus (staging)", "uses", "Kafka"),
+        ("job queue (CI)", "uses", "Redis"),
+        ("test framework", "uses", "Vitest"),  # what Vitest is for, not an environment
+        ("analytics store", "uses", "ClickHouse"),
+    ]
+
+
 def test_the_name_the_user_goes_by_is_one_fact() -> None:
     r = OfflineExtractor().extract_sync(
         _s(
