@@ -607,9 +607,9 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     if only_env is not None:  # "let's use SQLite for local development": the database there
         if not category:
             return None
-        env = _env_name(only_env.group("env"))
+        named = _env_name(only_env.group("env"))
         # "Vitest for testing" is the test framework, not a choice for one environment
-        return (category if "test" in category else f"{category} ({env})"), "uses", obj
+        return (category if "test" in category else f"{category} ({named})"), "uses", obj
     if target:
         head, env = _split_env(target)  # "for the cache in tests"
         subject = _fact_key(head) + (f" ({env})" if env else "")
