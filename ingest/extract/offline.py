@@ -732,8 +732,8 @@ _INSIGHTS: list[tuple[re.Pattern[str], LessonCategory]] = [
     ),
     (
         re.compile(
-            r"\b(?:my advice|pro tip|the trick|the key|the secret)(?: (?:is|was))?:?\s+"
-            r"(?:to\s+)?(?P<x>[^.!?\n]{12,200})",
+            r"\b(?:my advice|pro tip|the trick|the key(?: insight| point| takeaway)?|the secret)"
+            r"(?: (?:is|was))?:?\s+(?:that\s+|to\s+)?(?P<x>[^.!?\n]{12,200})",
             re.IGNORECASE,
         ),
         "best-practice",
@@ -1052,6 +1052,10 @@ _PUSHBACK = re.compile(
     r"^\s*(?:no\b|nope\b|actually\b|stop\b|don'?t\b|do not\b|i told you\b|wrong\b)",
     re.IGNORECASE,
 )
+
+
+_MARKDOWN_EMPHASIS = re.compile(r"\*\*|__|`")
+"""Bold and code marks, left out of a lesson's words ("we have **three levels**")."""
 
 
 def _stated_lesson(
@@ -1373,7 +1377,7 @@ class OfflineExtractor:
                     m = rx.search(sent)
                     if not m:
                         continue
-                    x = m.group("x").strip(" ,;:-")
+                    x = _MARKDOWN_EMPHASIS.sub("", m.group("x")).strip(" ,;:-")
                     key = normalize_key(x)
                     if key in seen or len(words(x)) < 3 or _VAGUE.match(x):
                         break

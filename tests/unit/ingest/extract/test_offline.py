@@ -286,6 +286,14 @@ def test_insight_lessons() -> None:
     [lesson] = work.lessons
     assert lesson.turn_ids == ("t0", "t3")  # with the turn it answers
     assert lesson.content.startswith("Context: Why does the deploy hang?")
+    # "the key insight is that ...": the insight, without the marks of bold or code
+    marked = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "How do I give a Python decorator parameters?"),
+            ("assistant", "The key insight is that we need **three levels of `functions`**:"),
+        )
+    )
+    assert [x.title for x in marked.lessons] == ["We need three levels of functions"]
 
 
 def test_error_then_clean_rerun_of_the_same_command_is_a_lesson() -> None:
