@@ -22,6 +22,7 @@ from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
+from knowledge.environments import statement_environment
 from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_candidates
@@ -74,6 +75,17 @@ def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
         return False
     own = set(tokenize(c.text)).difference(tokenize(f"{c.project or ''} {c.predicate}"))
     return not own.isdisjoint(query_terms)
+
+
+def _elsewhere(c: Candidate, query_terms: frozenset[str]) -> float:
+    """1.0 for a decision scoped to an environment the query does not name, else 0.
+
+    "Which database does the project use?" is answered by "main database uses PostgreSQL 16"
+    first, "main database (local development) uses SQLite" after it; a query that says
+    "locally" or "in development" gets the local one first.
+    """
+    env = statement_environment(c.text, c.predicate) if c.kind is ItemKind.FACT else None
+    return 0.0 if env is None or not query_terms.isdisjoint(tokenize(env)) else 1.0
 
 
 @dataclass
@@ -586,7 +598,8 @@ class RetrievalService:
                 relevant = _names_decision(c, query_terms)
             if relevant:
                 lexical = c.scores.get(FULLTEXT, 0.0) > 0 or c.id not in rules
-                picked.append((c.scores.get(VECTOR, 0.0) + (1.0 if lexical else 0.0), r))
+                score = c.scores.get(VECTOR, 0.0) + (1.0 if lexical else 0.0)
+                picked.append((score - _elsewhere(c, query_terms), r))
         picked.sort(key=lambda x: -x[0])
         out: list[Ranked] = []
         left = token_budget

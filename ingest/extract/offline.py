@@ -52,6 +52,7 @@ from ingest.extract.text import (
     top_words,
     with_category,
 )
+from knowledge.environments import scoped_subject
 from knowledge.labels import is_generic_label
 from knowledge.prose import is_person
 from knowledge.stance import LEAD_WORDS, lifted
@@ -524,18 +525,18 @@ _ENV_TAIL = re.compile(
     re.IGNORECASE,
 )
 _ENV_ONLY = re.compile(r"^(?:the\s+|our\s+)?" + _ENV + r"(?:\s+env(?:ironment)?)?$", re.IGNORECASE)
-_ENV_NAMES = {"local": "local development", "dev": "local development", "prod": "production"}
 
 
 def _env_name(word: str) -> str:
-    w = " ".join(word.lower().split())
-    if w.startswith("local") or w in {"development", "develop"}:
+    """The stored name (`knowledge.environments.ENVIRONMENTS`) of a user's word for one."""
+    w = word.lower()
+    if w.startswith(("local", "dev")):
         return "local development"
-    if w in {"ci"}:
-        return "CI"
-    if w.endswith(("test", "tests", "testing")):
-        return w.replace("testing", "tests") if " " in w else "tests"
-    return _ENV_NAMES.get(w, w)
+    if w.startswith("prod"):
+        return "production"
+    if "test" in w:
+        return "tests"
+    return "CI" if w == "ci" else "staging"
 
 
 def _split_env(text: str) -> tuple[str, str | None]:
@@ -553,7 +554,7 @@ def env_scoped(subject: str, obj: str) -> tuple[str, str]:
     "SQLite": the choice for one environment keys apart from the project-wide one.
     """
     head, env = _split_env(obj)
-    return (f"{subject} ({env})", head) if env else (subject, obj)
+    return (scoped_subject(subject, env), head) if env else (subject, obj)
 
 
 def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
@@ -584,7 +585,7 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
     subject, obj = env_scoped(subject, obj)
     if "(" not in subject:  # "... to ClickHouse on CI": the pattern's tail holds the environment
         _, env = _split_env("x" + sentence[m.end("obj") : m.end()].rstrip(".,;!?\n"))
-        subject = f"{subject} ({env})" if env else subject
+        subject = scoped_subject(subject, env)
     return subject, "uses", obj
 
 
@@ -609,10 +610,10 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
             return None
         named = _env_name(only_env.group("env"))
         # "Vitest for testing" is the test framework, not a choice for one environment
-        return (category if "test" in category else f"{category} ({named})"), "uses", obj
+        return scoped_subject(category, None if "test" in category else named), "uses", obj
     if target:
         head, env = _split_env(target)  # "for the cache in tests"
-        subject = _fact_key(head) + (f" ({env})" if env else "")
+        subject = scoped_subject(_fact_key(head), env)
         if env is None:
             subject, obj = env_scoped(subject, obj)
     elif category:
