@@ -68,6 +68,7 @@ from ingest.extract.models import (
 )
 from ingest.extract.outcome import Outcome
 from ingest.extract.text import clean_text, technologies
+from knowledge.environments import ENVIRONMENTS
 
 __all__ = [
     "LLMExtractor",
@@ -290,13 +291,14 @@ intent, the topics in the order they appear (short titles, keywords, the ordinal
 discuss them), the outcome (success, partial, failed, abandoned or ongoing) and a complexity in
 [0, 1]. Use only what the transcript says."""
 
-_PASS2 = """PASS 2 (knowledge). Above are the transcript and your pass-1 overview of it (use the
+_PASS2 = f"""PASS 2 (knowledge). Above are the transcript and your pass-1 overview of it (use the
 overview's topics and outcome as context; the transcript is the evidence). From the transcript
 extract durable knowledge with turn ordinals:
 decisions and preferences as subject/predicate/object facts (subject = the thing decided about,
-e.g. "database"; predicate e.g. "uses"), corrections the user made to the agent (original and
-corrected behaviour, a normalised imperative rule_text, type one of preference, factual, style,
-process, tool_usage), instructions the user repeated, frustration signals, per-tool call and
+e.g. "database"; predicate e.g. "uses"; a choice made for one environment names it in the
+subject, e.g. "database (local development)", one of: {", ".join(ENVIRONMENTS)}), corrections
+the user made to the agent (original and corrected behaviour, a normalised imperative rule_text,
+type one of preference, factual, style, process, tool_usage), instructions the user repeated, frustration signals, per-tool call and
 failure counts, new knowledge (problem → attempt → outcome lessons, gotchas, best practices) and
 standing rules. Omit anything not supported by the transcript."""
 
