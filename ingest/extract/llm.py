@@ -298,9 +298,10 @@ decisions and preferences as subject/predicate/object facts (subject = the thing
 e.g. "database"; predicate e.g. "uses"; a choice made for one environment names it in the
 subject, e.g. "database (local development)", one of: {", ".join(ENVIRONMENTS)}), corrections
 the user made to the agent (original and corrected behaviour, a normalised imperative rule_text,
-type one of preference, factual, style, process, tool_usage), instructions the user repeated, frustration signals, per-tool call and
-failure counts, new knowledge (problem → attempt → outcome lessons, gotchas, best practices) and
-standing rules. Omit anything not supported by the transcript."""
+type one of preference, factual, style, process, tool_usage), instructions the user repeated,
+frustration signals, per-tool call and failure counts, new knowledge (problem → attempt →
+outcome lessons, gotchas, best practices) and standing rules. Omit anything not supported by the
+transcript."""
 
 _PASS3 = """PASS 3 (quality). Above are a session overview and its extracted knowledge (JSON). Score
 the session in [0, 1]: overall quality, clarity of the request, efficiency of the agent, and the
