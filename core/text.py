@@ -99,6 +99,19 @@ _UNICODE_WORD = re.compile(r"\w+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{1,}")
 
 
+_SHARED_IMAGE = re.compile(r"\s*\[shares image: [^\]]*\]")
+
+
+def shared_image(text: str, caption: str) -> str:
+    """A turn's text with the image it shares, by the image's caption (`[shares image: ...]`)."""
+    return f"{text} [shares image: {caption}]".strip()
+
+
+def without_shared_images(text: str) -> str:
+    """`text` without the `shared_image` marks: what the speaker said in words."""
+    return _SHARED_IMAGE.sub("", text).strip()
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens that keep technology names whole (`c++`, `next.js`, `gpt-4o`)."""
     return [w.lower().strip(".'") for w in _TECH_WORD.findall(text)]

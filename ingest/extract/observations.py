@@ -24,6 +24,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from core.ids import normalize_key
+from core.text import content_words, without_shared_images
 from core.timeutil import RELATIVE_TIME, from_ms, relative_range
 from ingest.extract.models import FactCandidate, TurnInput
 from knowledge.prose import Sentence, attributed, candidates, is_person, salient
@@ -40,7 +41,8 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself)\b")
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|u)\b", re.I)
 _HEDGE = re.compile(
     r"\b(?:I (?:think|guess|bet|suppose|wonder|hope|wish|believe|imagine|mean|doubt)|"
-    r"I'm (?:not sure|sure|guessing|wondering|hoping)|maybe|perhaps|probably|might|"
+    r"I'm (?:not sure|sure|guessing|wondering|hoping)|I can (?:imagine|tell|see why)|maybe|perhaps|"
+    r"probably|might|"
     r"let me|let's|would love|can't wait)\b",
     re.IGNORECASE,
 )
@@ -65,7 +67,9 @@ _SUBJECT = re.compile(
 )
 """The speaker is what the sentence is about: "I ...", "My ...", "Last week I ..."."""
 _LEAD = re.compile(
-    r"^(?:(?:oh|wow|yeah|yes|yep|well|so|haha|aw+|ah|hmm|ok|okay|omg)\b[,!.]*\s*)+", re.I
+    r"^(?:(?:oh|wow|yeah|yes|yep|yup|well|so|haha|aw+|ah|hmm|ok|okay|omg|and|but|plus|also|"
+    r"anyway|anyways|honestly|on another note|by the way|btw)\b[,!.]*\s*)+",
+    re.I,
 )
 
 
@@ -89,9 +93,16 @@ def is_observation(sentence: str, *, as_subject: bool = False) -> bool:
     )
 
 
-def _unlead(sentence: str) -> str:
-    """`sentence` without the interjections it opens with ("Yeah, that's why I ...")."""
-    s = _LEAD.sub("", sentence).strip()
+def _unlead(sentence: str, names: frozenset[str] = frozenset()) -> str:
+    """`sentence` in words alone, without what only frames it.
+
+    The interjections it opens with ("Yeah, that's why I ..."), the name of whom it is said to
+    ("John, I ...", "... too, Caroline.", `names`) and the images shared with it.
+    """
+    s = without_shared_images(sentence)
+    for name in names:
+        s = re.sub(rf"^{re.escape(name)},\s*|,\s*{re.escape(name)}(?=[.!]?$)", "", s)
+    s = _LEAD.sub("", s).strip()
     return s[:1].upper() + s[1:] if s else sentence
 
 
@@ -134,14 +145,16 @@ def observations(turns: Sequence[TurnInput], *, chat: bool) -> list[FactCandidat
         who = _speaker(t, chat)
         if who is not None:
             per_speaker.setdefault(who, []).append(t)
+    names = frozenset(w for w in per_speaker if is_person(w))
     out: list[tuple[int, FactCandidate]] = []
     for who, own in per_speaker.items():
         person = is_person(who)
-        cands = [
-            replace(c, text=_unlead(c.text))
+        said = [
+            replace(c, text=text, words=frozenset(content_words(text)))
             for c in candidates((who, person, t.text, t.id) for t in own)
-            if is_observation(c.text, as_subject=not chat)
+            if is_observation(text := _unlead(c.text, names), as_subject=not chat)
         ]
+        cands = [c for c in said if c.words]
         cap = max(1, len(own) // TURNS_PER_OBSERVATION)
         chosen = salient(cands, max_words=cap * _MAX_WORDS, ranked=True)[:cap]
         out += [(by_id[c.source].ordinal, _fact(c, by_id[c.source], person)) for c in chosen]

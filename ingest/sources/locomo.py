@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core.text import shared_image
 from core.timeutil import MONTHS
 from ingest.models import ParseIssue
 from ingest.sources.base import (
@@ -173,7 +174,7 @@ class LocomoParser:
             text = t["text"]
             caption = t.get("blip_caption")
             if isinstance(caption, str) and caption:
-                text = f"{text} [shares image: {caption}]".strip()
+                text = shared_image(text, caption)
             speaker = str(t.get("speaker") or "")
             b.add_turn(
                 key=str(t.get("dia_id") or f"{k}:{i}"),

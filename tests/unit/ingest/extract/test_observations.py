@@ -77,6 +77,8 @@ def test_event_time_resolves_a_relative_time_against_the_turn() -> None:
         "Check out this photo of my garden in spring.",  # a pointer, not a statement
         "The weather in the city was great all week.",  # not about the speaker
         "Also move my dentist appointment to next week.",  # a request
+        "I can imagine that it felt good to get lost in nature.",  # about the listener
+        "But I'm so glad that the kids enjoyed it.",  # thanks, after the "but"
     ],
 )
 def test_what_is_not_an_observation(sentence: str) -> None:
@@ -102,6 +104,20 @@ def test_in_an_agent_session_the_user_must_be_the_subject() -> None:
     assert not is_observation(
         "Schedule my 1:1s with the team on Tuesday afternoons.", as_subject=True
     )
+
+
+def test_an_observation_is_what_was_said_in_words() -> None:
+    # Without the image shared with it, the name of whom it is said to, or the "And" it opens with.
+    chat = _turns(
+        ("Caroline", "I adopted a guinea pig named Oscar last week, Melanie."),
+        ("Melanie", "Caroline, I finished the pottery bowl for my mum. [shares image: a bowl]"),
+        ("Ann", "And I booked a trip to Lisbon for May."),
+    )
+    assert [f.statement for f in observations(chat, chat=True)] == [
+        "Caroline adopted a guinea pig named Oscar last week.",
+        "Melanie finished the pottery bowl for their mum.",
+        "Ann booked a trip to Lisbon for May.",
+    ]
 
 
 def test_skipped_sentences_give_no_observation() -> None:
