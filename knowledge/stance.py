@@ -29,6 +29,7 @@ __all__ = [
     "Stance",
     "agrees",
     "lifted",
+    "lifting",
     "reverses",
     "stance",
 ]
@@ -183,8 +184,14 @@ _FINE = re.compile(
     re.I,
 )
 _CAN = re.compile(
-    r"^(?:you can|feel free to|it's ok to|it is ok to)\s+(?:use\s+)?(?P<x>.+?)(?:\s+again)?$", re.I
+    r"^(?:you can|feel free to|it's ok to|it is ok to|(?P<weak>go ahead and|you may|"
+    r"you(?:'re| are) allowed to|it(?:'s| is) (?:fine|okay|alright) to))\s+(?:use\s+)?"
+    r"(?P<x>.+?)(?:\s+again)?$",
+    re.I,
 )
+_AGAIN = re.compile(r"\b(?:again|now|anymore|any more|after all|from now on|these days)\b", re.I)
+"""What says a permission lifts an earlier instruction, rather than asking for one thing once."""
+_SUB_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:so|then|and so)\s+", re.I)
 LEAD_WORDS = (
     r"(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry|"
     r"remember|reminder|note|important|(?:(?:house|team|project) )?rule"
@@ -283,9 +290,28 @@ def lifted(clause: str) -> str | None:
     "requests is fine now" -> "requests"; "forget what I said about squash merging" ->
     "squash merging".
     """
+    found = lifting(clause)
+    return found[1] if found else None
+
+
+def lifting(clause: str) -> tuple[str, str] | None:
+    """`(the part of the clause that lifts an instruction, its object)`, else None.
+
+    The lift may follow a reason: "The suite takes three minutes now, so go ahead and run the
+    e2e tests locally again" lifts "Do not run the e2e tests locally". A permission that is not
+    at the clause's start, or is only weakly one ("go ahead and ..."), lifts when it says it
+    holds again ("again", "now", "from now on", ...); otherwise it asks for one thing once.
+    """
     t = _LEAD.sub("", re.sub(r"\s+", " ", clause).strip().strip(".!?;: "))
-    for rx in (_WITHDRAW, _FINE, _CAN):
-        m = rx.match(t)
-        if m and targets(m.group("x")):
-            return m.group("x").strip()
+    starts = [0, *(m.end() for m in _SUB_CLAUSE.finditer(t))]
+    for at in starts:
+        part = _LEAD.sub("", t[at:])
+        for rx in (_WITHDRAW, _FINE, _CAN):
+            m = rx.match(part)
+            if not m or not targets(m.group("x")):
+                continue
+            weak = rx is _CAN and m.group("weak") is not None
+            if (at > 0 or weak) and rx is not _WITHDRAW and not _AGAIN.search(part):
+                continue
+            return part, m.group("x").strip()
     return None

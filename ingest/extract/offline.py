@@ -55,7 +55,7 @@ from ingest.extract.text import (
 from knowledge.environments import scoped_subject
 from knowledge.labels import is_generic_label
 from knowledge.prose import is_person
-from knowledge.stance import LEAD_WORDS, lifted
+from knowledge.stance import LEAD_WORDS, lifting
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
 
@@ -1265,19 +1265,20 @@ class OfflineExtractor:
                         )
                     )
                     continue
-                lift = lifted(clause)
+                lift = lifting(clause)
                 after_lift = lift is not None
                 if lift is not None:
+                    said, _ = lift  # "..., so go ahead and run X again": the lifting part
                     out.append(
                         CorrectionCandidate(
-                            type=_classify(clause),
-                            corrected_behaviour=clause,
-                            rule_text=normalize_rule(clause),
+                            type=_classify(said),
+                            corrected_behaviour=said,
+                            rule_text=normalize_rule(said),
                             confidence=0.75,
                             explicit_rule=True,
                             turn_ids=(t.id,),
                             seen_at=t.timestamp,
-                            negates=lift,
+                            negates=lift[1],
                             withdraws=True,
                         )
                     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.stance import AVOID, USE, WITHDRAW, agrees, lifted, reverses, stance
+from knowledge.stance import AVOID, USE, WITHDRAW, agrees, lifted, lifting, reverses, stance
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,21 @@ def test_lifted_names_what_a_clause_lifts() -> None:
     assert lifted("You can use npm again.") == "npm"
     assert lifted("The weather is nice today.") is None
     assert lifted("Use yarn, not npm.") is None
+    # after a reason, a permission lifts when it says it holds again
+    why = "The suite takes three minutes now, so go ahead and run the e2e tests locally again."
+    assert lifting(why) == (
+        "go ahead and run the e2e tests locally again",
+        "run the e2e tests locally",
+    )
+    assert lifted("We fixed the flaky job, so you can use npm again.") == "npm"
+    assert (
+        lifted("It is fine to push to main now that CI gates it.")
+        == "push to main now that CI gates it"
+    )
+    # ... and is a one-off request otherwise
+    assert lifted("Go ahead and merge it.") is None
+    assert lifted("The build is green, so you can deploy it.") is None
+    assert reverses(
+        stance("go ahead and run the e2e tests locally again"),
+        stance("Do not run the e2e tests locally."),
+    )
