@@ -464,6 +464,23 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"\b[Ii](?:'m| am) (?:now )?(?:starting|joining|moving to) (?:at )?" + _CAPS),
         "works at",
     ),
+    (
+        # "I left Northwind and joined Contoso as a staff engineer", "I started a new job at X":
+        # a club or a class one joins has no role in it
+        re.compile(
+            r"\b[Ii](?:'ve| have)? (?:[^.;!?]*? and )?(?:just |recently |finally )?joined "
+            + _CAPS
+            + r" as an? (?!volunteer|member|guest|fan|participant|student)"
+        ),
+        "works at",
+    ),
+    (
+        re.compile(
+            r"\b[Ii](?:'ve| have)? (?:just |recently )?(?:started|began) "
+            r"(?:a new job |a new role |working |my new job )at " + _CAPS
+        ),
+        "works at",
+    ),
     (re.compile(r"\b[Ii](?:'m| am) (?:now |currently )?working as an? " + _ROLE), "works as"),
     (re.compile(r"\b[Ii] work as an? " + _ROLE), "works as"),
     (
@@ -485,6 +502,12 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         "started",
     ),
 ]
+_RELATION = re.compile(
+    r"\b[Mm]y (?:new |current )?(?P<rel>manager|boss|team lead|tech lead|supervisor|mentor|"
+    r"doctor|dentist|therapist|landlord|accountant|lawyer) (?:is|will be) (?:now )?"
+    r"(?P<x>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w&\-]*(?:\s+[A-Z][\w&\-]*){0,3})"
+)
+"""Who someone is to the speaker, one at a time: "my new manager is Tomas Berg" ends Priya's."""
 _NAME = re.compile(
     r"\b(?:call me|my name is|my name's|i go by|you can call me)\s+(?P<x>[A-Z][a-z]{1,20})\b"
 )
@@ -911,6 +934,19 @@ def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
             kind="other" if chat else "preference",
             statement=f"{speaker} is called {x} (call them {x})",
             confidence=0.7,
+            turn_ids=(t.id,),
+            valid_from=t.timestamp,
+        )
+    rel = _RELATION.search(s)
+    if rel:
+        who, x = rel.group("rel").lower(), rel.group("x").strip()
+        return FactCandidate(
+            subject=_fact_key(speaker),
+            predicate=who,
+            object=x,
+            kind="other",
+            statement=f"{speaker}'s {who} is {x}",
+            confidence=0.6,
             turn_ids=(t.id,),
             valid_from=t.timestamp,
         )

@@ -220,6 +220,29 @@ def test_a_choice_for_one_environment_keys_apart_from_the_project_wide_one() -> 
     ]
 
 
+def test_a_new_employer_or_manager_is_a_new_value_of_the_same_fact() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "My manager is Priya Raman, please cc her on the weekly report."),
+            ("user", "I work at Northwind as a data engineer."),
+            ("user", "Reorg happened: my new manager is Tomas Berg."),
+            ("user", "I left Northwind last month and joined Contoso as a staff engineer."),
+            ("user", "I started a new job at Globex in May."),
+            ("user", "I joined Rotary as a volunteer."),  # a club, not an employer
+            ("user", "My sister joined Acme as a designer."),  # someone else's job
+        )
+    )
+    got = [(f.subject, f.predicate, f.object) for f in r.facts if f.kind != "observation"]
+    assert got == [
+        ("ann", "manager", "Priya Raman"),
+        ("ann", "works at", "Northwind"),
+        ("ann", "manager", "Tomas Berg"),
+        ("ann", "works at", "Contoso"),
+        ("ann", "works at", "Globex"),
+    ]
+    assert r.facts[0].statement == "Ann's manager is Priya Raman"
+
+
 def test_the_name_the_user_goes_by_is_one_fact() -> None:
     r = OfflineExtractor().extract_sync(
         _s(
