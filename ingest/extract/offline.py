@@ -405,7 +405,8 @@ _OBJ = r"(?P<obj>[A-Za-z0-9][\w.+#\- ]{0,40}?)"
 _DECIDE = re.compile(
     r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|we decided to|"
     r"(?:i|we) (?:chose|choose|picked|pick)|decided to|decision:|going with|"
-    r"we(?:'re| are) going with|"
+    r"we(?:'re| are) going with|we (?:now |currently )?use|standardi[sz](?:e|ed|ing) on|"
+    r"(?:go(?:ing)?|went|switch(?:ing|ed)?|revert(?:ing|ed)?) back to|revert(?:ing|ed)? to|"
     r"switch(?:ing|ed)? to|migrate(?:d)? to|move to)\s+(?:use\s+|go with\s+|using\s+|switch to\s+)?"
     + _OBJ
     + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?"
@@ -415,11 +416,30 @@ _DECIDE = re.compile(
 # "switch the job queue to RabbitMQ", "we migrated the orders database to Postgres", "moving the
 # deployment to a Hetzner box": what the subject uses from now on (closing what it used before).
 _SWITCH = re.compile(
-    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?)\s+"
+    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?|"
+    r"revert(?:ed|ing)?)\s+"
     r"(?:the\s+|our\s+|my\s+|all\s+(?:the\s+|our\s+)?)?(?P<for>[a-z][\w\- ]{1,40}?)\s+"
-    r"(?:from\s+[\w.+#\- ]{1,40}?\s+)?(?:to|onto|over to)\s+(?:an?\s+|the\s+)?"
+    r"(?:from\s+[\w.+#\- ]{1,40}?\s+)?(?:back\s+)?(?:to|onto|over to)\s+(?:an?\s+|the\s+)?"
     + _OBJ
     + r"(?:\s+(?:with|using|on|in|running)\b[^.,;!?\n]*)?\s*(?:[.,;!?\n]|$)",
+    re.IGNORECASE,
+)
+# "we replaced Jenkins with GitHub Actions (for CI)": the new one, for what the old one did.
+_REPLACED = re.compile(
+    r"\b(?:we\s+|i\s+)?replac(?:e|ed|ing)\s+(?:the\s+|our\s+)?(?P<old>[\w.+#\- ]{1,40}?)\s+with\s+"
+    + _OBJ
+    + r"(?:\s+for\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?\s*(?:[.,;!?\n]|$)",
+    re.IGNORECASE,
+)
+# "the frontend now uses Svelte", "the API will use gRPC", "the cache is now Memcached": a
+# subject's current choice, said of the subject.
+_SUBJECT_USES = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:forward|on|now|and|but|so),?\s+)(?:the|our)\s+"
+    r"(?P<for>[a-z][\w\- ]{1,30}?)\s+"
+    r"(?:(?:now\s+)?uses|will\s+(?:now\s+)?use|is\s+now|now\s+runs\s+on|runs\s+on)\s+"
+    + _OBJ
+    + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<purpose>[a-z][\w\- ]{1,40}?))?"
+    + r"\s*(?:[.,;!?\n]|\binstead\b|$)",
     re.IGNORECASE,
 )
 _PREFER = re.compile(
@@ -612,9 +632,57 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
     return subject, "uses", obj
 
 
+_TARGET_TAIL = re.compile(
+    r"\s+(?:as of|starting|effective|from now on|going forward|for now|for good)\b.*$", re.I
+)
+
+
+def _target(text: str | None) -> str:
+    """What a decision is for, without when it holds ("for CI as of today" -> "CI")."""
+    t = RELATIVE_TIME.split(text or "")[0]
+    return _TARGET_TAIL.sub("", t).strip()
+
+
+_TWO_CHOICES = re.compile(
+    r"^(?P<head>.*?\b(?:use|go with|pick|choose|chose|picked|switch to|move to)\s+)"
+    r"(?P<a>[^,;]+?\s+for\s+[^,;]+?),?\s+and\s+(?P<b>[^,;]+?\s+for\s+[^,;]+)$",
+    re.IGNORECASE,
+)
+
+
+def decision_parts(clause: str) -> list[str]:
+    """A clause with two choices as two ("use X for A and Y for B"), else the clause alone."""
+    m = _TWO_CHOICES.match(clause)
+    if not m:
+        return [clause]
+    return [m.group("head") + m.group("a"), m.group("head") + m.group("b")]
+
+
+def _names_a_thing(obj: str) -> bool:
+    """The object opens with a name ("Postgres ...", "pnpm"), not a verb ("revert the queue")."""
+    first = obj.split()[0]
+    return first[:1].isupper() or first[:1].isdigit() or bool(technologies(first))
+
+
+def _said_of_subject(sentence: str) -> tuple[str, str, str] | None:
+    """`(subject, "uses", object)` of "we replaced A with B (for X)" or "the X now uses B"."""
+    m = _REPLACED.search(sentence) or _SUBJECT_USES.search(sentence)
+    if not m:
+        return None
+    obj = RELATIVE_TIME.split(m.group("obj"))[0].strip()
+    obj = re.sub(r"\s+(?:instead|then|now|here|too|also)$", "", obj, flags=re.I)
+    if not obj or _NOT_DECISION_OBJ.match(obj) or not _names_a_thing(obj):
+        return None
+    groups = m.groupdict()
+    # what the replaced one was says what the new one is for
+    tech = technologies(groups.get("old") or "") or technologies(obj)
+    category = str(tech_category(tech[0]) or "") if tech else ""
+    return _decided(_target(groups.get("purpose") or groups.get("for")), category, obj)
+
+
 def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     """`(subject, predicate, object)` of a decision such as "let's use SQLite for the cache"."""
-    switched = _switch_fact(sentence)
+    switched = _switch_fact(sentence) or _said_of_subject(sentence)
     if switched is not None:
         return switched
     m = _DECIDE.search(sentence)
@@ -622,18 +690,28 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
         return None
     obj = m.group("obj").strip()
     obj = re.sub(r"\s+(?:instead|then|now|here|too|also|please|again)$", "", obj, flags=re.I)
-    if not obj or _NOT_DECISION_OBJ.match(obj):
+    if not obj or _NOT_DECISION_OBJ.match(obj) or not _names_a_thing(obj):
         return None
-    target = (m.group("for") or "").strip()
     tech = technologies(obj)
     category = str(tech_category(tech[0]) or "") if tech else ""
+    return _decided(_target(m.group("for")), category, obj)
+
+
+def _decided(target: str, category: str, obj: str) -> tuple[str, str, str] | None:
+    """`(subject, "uses", obj)` of a choice of `obj` for `target`, or of its `category`.
+
+    "SQLite for local development" is the database there; "Vitest for testing" and "Jenkins
+    for CI" are what the category says (the test framework, the CI service), not a choice for
+    one environment. Without a target or a category a decision would only ever pile up: None.
+    """
     only_env = _ENV_ONLY.match(target)
-    if only_env is not None:  # "let's use SQLite for local development": the database there
+    if only_env is not None:
         if not category:
             return None
         named = _env_name(only_env.group("env"))
-        # "Vitest for testing" is the test framework, not a choice for one environment
-        return scoped_subject(category, None if "test" in category else named), "uses", obj
+        what = {w[:4] for w in category.lower().split()}
+        same = bool(what & {w[:4] for w in named.lower().split()})
+        return scoped_subject(category, None if same else named), "uses", obj
     if target:
         head, env = _split_env(target)  # "for the cache in tests"
         subject = scoped_subject(_fact_key(head), env)
@@ -642,7 +720,9 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     elif category:
         subject, obj = env_scoped(category, obj)
     else:
-        return None  # a decision we cannot scope would only ever pile up; skip it
+        return None
+    if subject in {"it", "this", "that", "them", "everything"}:
+        return None
     return subject, "uses", obj
 
 
@@ -1349,10 +1429,11 @@ class OfflineExtractor:
         for t in session.turns:
             if t.role not in ("user", "assistant") or t.tool_name:
                 continue
-            for s in _clauses(t.text):
-                found = _clause_fact(s, t, session.project, chat)
-                if found is not None:
-                    out.append(found)
+            for clause in _clauses(t.text):
+                for s in decision_parts(clause):
+                    found = _clause_fact(s, t, session.project, chat)
+                    if found is not None:
+                        out.append(found)
         out += _todo_list_facts(session.turns)
         # a turn that states a fact of its own (a diet, a decision) needs no observation besides
         told = {tid for f in out for tid in f.turn_ids}

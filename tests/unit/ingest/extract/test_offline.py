@@ -6,7 +6,12 @@ from typing import Any
 import pytest
 
 from ingest.extract.models import SessionInput, TurnInput
-from ingest.extract.offline import OfflineExtractor, correction_from_clause, normalize_rule
+from ingest.extract.offline import (
+    OfflineExtractor,
+    correction_from_clause,
+    decision_fact,
+    normalize_rule,
+)
 
 T0 = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -241,6 +246,46 @@ def test_a_new_employer_or_manager_is_a_new_value_of_the_same_fact() -> None:
         ("ann", "works at", "Globex"),
     ]
     assert r.facts[0].statement == "Ann's manager is Priya Raman"
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("We are going back to Postgres for the analytics store.", ("analytics store", "Postgres")),
+        ("Switch the queue back to RabbitMQ.", ("queue", "RabbitMQ")),
+        ("We replaced Jenkins with GitHub Actions.", ("ci service", "GitHub Actions")),
+        ("From now on we use GitLab CI for the pipelines.", ("pipelines", "GitLab CI")),
+        ("We dropped Redis; the cache is now Memcached.", ("cache", "Memcached")),
+        ("We're standardising on Terraform for infrastructure.", ("infrastructure", "Terraform")),
+        ("The frontend now uses Svelte instead of React.", ("frontend", "Svelte")),
+        ("Moving forward the API will use gRPC.", ("api", "gRPC")),
+        ("The team uses Slack for chat.", ("chat", "Slack")),
+        (
+            "We replaced Jenkins with GitHub Actions for CI as of today.",
+            ("ci service", "GitHub Actions"),
+        ),
+        ("Let's use Jenkins for CI.", ("ci service", "Jenkins")),  # CI is what Jenkins is for
+        ("And the event bus now uses SQS, the cluster is too much.", ("event bus", "SQS")),
+        # a verb is no choice: "revert that commit" decides nothing about what is used
+        ("Let's revert that commit.", None),
+        ("Let's revert the migration we ran yesterday.", None),
+        ("The weather is now sunny.", None),
+        ("I replaced the battery with a new one.", None),
+    ],
+)
+def test_the_forms_a_decision_takes(said: str, fact: tuple[str, str] | None) -> None:
+    found = decision_fact(said, "p")
+    assert (None if found is None else (found[0], found[2])) == fact
+
+
+def test_two_choices_in_one_clause_are_two_decisions() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(("user", "Let's use Jenkins for CI and Kafka for the event bus."))
+    )
+    assert [(f.subject, f.object) for f in r.facts if f.kind == "decision"] == [
+        ("ci service", "Jenkins"),
+        ("event bus", "Kafka"),
+    ]
 
 
 def test_the_name_the_user_goes_by_is_one_fact() -> None:
