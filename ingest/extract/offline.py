@@ -406,6 +406,8 @@ _DECIDE = re.compile(
     r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|we decided to|"
     r"(?:i|we) (?:chose|choose|picked|pick)|decided to|decision:|going with|"
     r"we(?:'re| are) going with|we (?:now |currently )?use|standardi[sz](?:e|ed|ing) on|"
+    r"we(?:'ll| will|'re| are)? (?:stay(?:ing)?|stick(?:ing)?|keep(?:ing)?|remain(?:ing)?) "
+    r"(?:on|with)|"
     r"(?:go(?:ing)?|went|switch(?:ing|ed)?|revert(?:ing|ed)?) back to|revert(?:ing|ed)? to|"
     r"switch(?:ing|ed)? to|migrate(?:d)? to|move to)\s+(?:use\s+|go with\s+|using\s+|switch to\s+)?"
     + _OBJ
@@ -621,7 +623,8 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
     if not named or first in MONTHS or first in WEEKDAYS or _NOT_DECISION_OBJ.match(obj):
         return None
     subject = _fact_key(m.group("for"))
-    if subject.startswith("from "):  # "migrated from MySQL to Postgres": scoped by what it is
+    if subject.startswith("from "):  # "moved from black to ruff format": what the old one was
+        tech = technologies(subject) or tech
         subject = str(tech_category(tech[0]) or "") if tech else ""
     if not subject or subject in {"it", "this", "that", "them", "everything"}:
         return None

@@ -260,6 +260,13 @@ def test_a_new_employer_or_manager_is_a_new_value_of_the_same_fact() -> None:
         ("The frontend now uses Svelte instead of React.", ("frontend", "Svelte")),
         ("Moving forward the API will use gRPC.", ("api", "gRPC")),
         ("The team uses Slack for chat.", ("chat", "Slack")),
+        # what the old one was says which slot the new one fills
+        (
+            "We moved from black to ruff format, so use it from now on.",
+            ("formatter", "ruff format"),
+        ),
+        ("No. We stay on uv.", ("package manager", "uv")),
+        ("We're sticking with Postgres.", ("database", "Postgres")),
         (
             "We replaced Jenkins with GitHub Actions for CI as of today.",
             ("ci service", "GitHub Actions"),
