@@ -906,6 +906,29 @@ def _what_it_is(subject: str, obj: str) -> str | None:
     return category
 
 
+def _said(
+    *,
+    subject: str,
+    predicate: str,
+    object: str,
+    kind: FactKind,
+    statement: str,
+    confidence: float,
+    t: TurnInput,
+) -> FactCandidate:
+    """A fact stated in turn `t`: from that turn, holding from when it was said."""
+    return FactCandidate(
+        subject=subject,
+        predicate=predicate,
+        object=object,
+        kind=kind,
+        statement=statement,
+        confidence=confidence,
+        turn_ids=(t.id,),
+        valid_from=t.timestamp,
+    )
+
+
 def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     dec = decision_fact(s, project)
     if dec is None:
@@ -916,15 +939,14 @@ def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
             None  # in chat between people "we use work together" is no decision: a named choice is
         )
     subj, pred, obj = dec
-    return FactCandidate(
+    return _said(
         subject=subj,
         predicate=pred,
         object=obj,
         kind="decision" if subj not in {"indentation"} else "preference",
         statement=with_category(f"{project}: {subj} {pred} {obj}", _what_it_is(subj, obj)),
         confidence=0.7,
-        turn_ids=(t.id,),
-        valid_from=t.timestamp,
+        t=t,
     )
 
 
@@ -937,15 +959,14 @@ def _preference(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
     cat = tech_category(tech[0]) if tech else None
     if not cat or _NOT_DECISION_OBJ.match(obj):
         return None
-    return FactCandidate(
+    return _said(
         subject=_fact_key(speaker),
         predicate=f"prefers {cat}",
         object=obj,
         kind="preference",
         statement=f"{speaker} prefers {obj}",
         confidence=0.65,
-        turn_ids=(t.id,),
-        valid_from=t.timestamp,
+        t=t,
     )
 
 
@@ -954,15 +975,14 @@ def _todo(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     if not m:
         return None
     x = m.group("x").strip()
-    return FactCandidate(
+    return _said(
         subject=project,
         predicate=f"todo {normalize_key(x)[:60]}",
         object=x,
         kind="todo",
         statement=f"TODO: {x}",
         confidence=0.6,
-        turn_ids=(t.id,),
-        valid_from=t.timestamp,
+        t=t,
     )
 
 
@@ -977,29 +997,27 @@ def _standing(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
     dm = next((m for rx in _DIET if (m := rx.search(s))), None)
     if dm is not None:
         diet = dm.group("d").lower()
-        return FactCandidate(
+        return _said(
             subject=_fact_key(speaker),
             predicate="diet",
             object=diet,
             kind=kind,
             statement=f"{speaker} is {diet} (diet)",
             confidence=0.7,
-            turn_ids=(t.id,),
-            valid_from=t.timestamp,
+            t=t,
         )
     am = _ALLERGY.search(s)
     if am is None:
         return None
     what = am.group("x").strip()
-    return FactCandidate(
+    return _said(
         subject=_fact_key(speaker),
         predicate=f"allergic to {normalize_key(what)}",
         object=what,
         kind=kind,
         statement=f"{speaker} is allergic to {what}",
         confidence=0.7,
-        turn_ids=(t.id,),
-        valid_from=t.timestamp,
+        t=t,
     )
 
 
@@ -1010,28 +1028,26 @@ def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
     named = _NAME.search(s) if t.role == "user" else None
     if named:  # the name the user wants to be called by: one current value
         x = named.group("x")
-        return FactCandidate(
+        return _said(
             subject=_fact_key(speaker),
             predicate="is called",
             object=x,
             kind="other" if chat else "preference",
             statement=f"{speaker} is called {x} (call them {x})",
             confidence=0.7,
-            turn_ids=(t.id,),
-            valid_from=t.timestamp,
+            t=t,
         )
     rel = _RELATION.search(s)
     if rel:
         who, x = rel.group("rel").lower(), rel.group("x").strip()
-        return FactCandidate(
+        return _said(
             subject=_fact_key(speaker),
             predicate=who,
             object=x,
             kind="other",
             statement=f"{speaker}'s {who} is {x}",
             confidence=0.6,
-            turn_ids=(t.id,),
-            valid_from=t.timestamp,
+            t=t,
         )
     for rx, pred in _PERSONAL:
         pm = rx.search(s)
@@ -1039,15 +1055,14 @@ def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
             continue
         x = pm.group("x").strip()
         p = f"has {pm.group('rel').lower()}" if pred == "has" else pred
-        return FactCandidate(
+        return _said(
             subject=_fact_key(speaker),
             predicate=p,
             object=x,
             kind="event" if pred == "started" else "other",
             statement=f"{speaker} {p} {x}",
             confidence=0.6,
-            turn_ids=(t.id,),
-            valid_from=t.timestamp,
+            t=t,
         )
     return None
 
