@@ -295,7 +295,7 @@ def lifted(clause: str) -> str | None:
 
 
 def lifting(clause: str) -> tuple[str, str] | None:
-    """`(the part of the clause that lifts an instruction, its object)`, else None.
+    """`(the clause, or the part of it after a reason, that lifts an instruction; its object)`.
 
     The lift may follow a reason: "The suite takes three minutes now, so go ahead and run the
     e2e tests locally again" lifts "Do not run the e2e tests locally". A permission that is not
@@ -313,5 +313,6 @@ def lifting(clause: str) -> tuple[str, str] | None:
             weak = rx is _CAN and m.group("weak") is not None
             if (at > 0 or weak) and rx is not _WITHDRAW and not _AGAIN.search(part):
                 continue
-            return part, m.group("x").strip()
+            # a lift that opens the clause is the clause, in the user's words
+            return (clause.strip() if at == 0 else part), m.group("x").strip()
     return None
