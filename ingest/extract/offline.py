@@ -403,13 +403,15 @@ def correction_from_clause(clause: str) -> Parsed | None:
 
 _OBJ = r"(?P<obj>[A-Za-z0-9][\w.+#\- ]{0,40}?)"
 _DECIDE = re.compile(
-    r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|we decided to|"
-    r"(?:i|we) (?:chose|choose|picked|pick)|decided to|decision:|going with|"
+    r"\b(?:(?P<lead>let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|"
+    r"we decided to|decided to)|"
+    r"(?:i|we) (?:chose|choose|picked|pick)|decision:|going with|"
     r"we(?:'re| are) going with|we (?:now |currently )?use|standardi[sz](?:e|ed|ing) on|"
     r"we(?:'ll| will|'re| are)? (?:stay(?:ing)?|stick(?:ing)?|keep(?:ing)?|remain(?:ing)?) "
     r"(?:on|with)|"
     r"(?:go(?:ing)?|went|switch(?:ing|ed)?|revert(?:ing|ed)?) back to|revert(?:ing|ed)? to|"
-    r"switch(?:ing|ed)? to|migrate(?:d)? to|move to)\s+(?:use\s+|go with\s+|using\s+|switch to\s+)?"
+    r"switch(?:ing|ed)? to|migrate(?:d)? to|move to)\s+"
+    r"(?P<verb>use\s+|go with\s+|using\s+|switch to\s+)?"
     + _OBJ
     + r"(?:\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<for>[a-z][\w\- ]{1,40}?))?"
     + r"\s*(?:[.,;!?\n]|\binstead\b|$)",
@@ -693,7 +695,10 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
         return None
     obj = m.group("obj").strip()
     obj = re.sub(r"\s+(?:instead|then|now|here|too|also|please|again)$", "", obj, flags=re.I)
-    if not obj or _NOT_DECISION_OBJ.match(obj) or not _names_a_thing(obj):
+    if not obj or _NOT_DECISION_OBJ.match(obj):
+        return None
+    # "let's <verb> ..." chooses nothing unless what follows is a name: "let's revert the queue"
+    if m.group("lead") and not m.group("verb") and not _names_a_thing(obj):
         return None
     tech = technologies(obj)
     category = str(tech_category(tech[0]) or "") if tech else ""

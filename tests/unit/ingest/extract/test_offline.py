@@ -273,6 +273,10 @@ def test_a_new_employer_or_manager_is_a_new_value_of_the_same_fact() -> None:
         ),
         ("Let's use Jenkins for CI.", ("ci service", "Jenkins")),  # CI is what Jenkins is for
         ("And the event bus now uses SQS, the cluster is too much.", ("event bus", "SQS")),
+        # a choice need not be a product's name when a choosing verb says it is one
+        ("Let's use snake_case for the column names.", ("column names", "snake_case")),
+        ("Let's go with dark mode for the dashboard.", ("dashboard", "dark mode")),
+        ("We decided to use feature flags for the rollout.", ("rollout", "feature flags")),
         # a verb is no choice: "revert that commit" decides nothing about what is used
         ("Let's revert that commit.", None),
         ("Let's revert the migration we ran yesterday.", None),
