@@ -133,7 +133,7 @@ def _subject(text: str, at: int, name: str, named: bool) -> tuple[str, int]:
 
 
 def third_person(sentence: str, name: str) -> tuple[str, bool]:
-    """`sentence` with the speaker's first-person words in the third person; whether any were.
+    """`sentence` with the speaker's first-person words in the third person; whether it names them.
 
     The first mention becomes `name` with the verb agreeing for the common cases ("I really
     love" → "Ann really loves", "I'm" → "Ann is"), later ones singular "they" ("I think I'm
@@ -141,29 +141,34 @@ def third_person(sentence: str, name: str) -> tuple[str, bool]:
     opens the sentence is capitalised ("the user" → "The user").
     """
     out: list[str] = []
-    named = False
+    named = changed = False
     pos = 0
     if m := _LET_ME.match(sentence):  # "Let me check the logs" announces what the speaker does
         out.append(f"{name[:1].upper()}{name[1:]} will ")
-        named, pos = True, m.end()
+        named = changed = True
+        pos = m.end()
     for m in _FIRST_WORD.finditer(sentence):
         if m.start() < pos:
             continue
         out.append(sentence[pos : m.start()])
         word = m.group(0)
+        reflexive = word.lower() == "myself"
         if word == "I":
             repl, pos = _subject(sentence, m.start(), name, named)
         else:
             first, later = _OBJECT_FORMS[word.lower()]
-            repl, pos = (later if named else first.replace("{n}", name)), m.end()
+            # "express myself" is "express themselves" whoever says it, never "express Ann"
+            repl = later if named or reflexive else first.replace("{n}", name)
+            pos = m.end()
         if m.start() == 0:
             repl = repl[:1].upper() + repl[1:]
         out.append(repl)
-        named = True
-    if not named:
+        changed = True
+        named = named or not reflexive
+    if not changed:
         return sentence, False
     out.append(sentence[pos:])
-    return "".join(out), True
+    return "".join(out), named
 
 
 # --- salience ------------------------------------------------------------------------------------

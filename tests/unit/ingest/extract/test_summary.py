@@ -35,6 +35,15 @@ def test_first_person_becomes_the_speaker() -> None:
     assert "Caroline went to an LGBTQ support group" in out
     assert "Melanie is painting a lake sunrise with their kids" in out  # later mentions: they
     assert third_person("Nothing about anyone.", "Ann") == ("Nothing about anyone.", False)
+    # a reflexive is "themselves" whoever says it; alone it does not name the speaker
+    assert third_person("I taught myself to paint.", "Ann") == (
+        "Ann taught themselves to paint.",
+        True,
+    )
+    assert third_person("It's freeing to express myself.", "Ann") == (
+        "It's freeing to express themselves.",
+        False,
+    )
 
 
 def test_agent_sessions_label_the_roles_and_the_budget_holds() -> None:
