@@ -586,12 +586,17 @@ def _env_name(word: str) -> str:
     return "CI" if w == "ci" else "staging"
 
 
+def _env_of(m: re.Match[str]) -> str:
+    """The stored name of the environment an `_ENV_TAIL` match names."""
+    return _env_name("local" if m.group("locally") else m.group("env"))
+
+
 def _split_env(text: str) -> tuple[str, str | None]:
     """`text` without a trailing environment ("... for local development"), and that environment."""
     m = _ENV_TAIL.search(text)
     if m is None or m.start() == 0:
         return text, None
-    return text[: m.start()].strip(), _env_name("local" if m.group("locally") else m.group("env"))
+    return text[: m.start()].strip(), _env_of(m)
 
 
 def env_scoped(subject: str, obj: str) -> tuple[str, str]:
@@ -602,6 +607,10 @@ def env_scoped(subject: str, obj: str) -> tuple[str, str]:
     """
     head, env = _split_env(obj)
     return (scoped_subject(subject, env), head) if env else (subject, obj)
+
+
+_NO_SUBJECT = frozenset({"it", "this", "that", "them", "everything"})
+"""Words that name nothing a decision could be about ("switch it to X")."""
 
 
 def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
@@ -628,13 +637,13 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
     if subject.startswith("from "):  # "moved from black to ruff format": what the old one was
         tech = technologies(subject) or tech
         subject = str(tech_category(tech[0]) or "") if tech else ""
-    if not subject or subject in {"it", "this", "that", "them", "everything"}:
+    if not subject or subject in _NO_SUBJECT:
         return None
-    subject, obj = env_scoped(subject, obj)
-    if "(" not in subject:  # "... to ClickHouse on CI": the pattern's tail holds the environment
-        _, env = _split_env("x" + sentence[m.end("obj") : m.end()].rstrip(".,;!?\n"))
-        subject = scoped_subject(subject, env)
-    return subject, "uses", obj
+    obj, env = _split_env(obj)
+    if env is None:  # "... to ClickHouse on CI": the pattern's tail past the object holds it
+        tail = _ENV_TAIL.match(sentence[m.end("obj") : m.end()].rstrip(".,;!?\n"))
+        env = _env_of(tail) if tail else None
+    return scoped_subject(subject, env), "uses", obj
 
 
 _TARGET_TAIL = re.compile(
@@ -729,7 +738,7 @@ def _decided(target: str, category: str, obj: str) -> tuple[str, str, str] | Non
         subject, obj = env_scoped(category, obj)
     else:
         return None
-    if subject in {"it", "this", "that", "them", "everything"}:
+    if subject in _NO_SUBJECT:
         return None
     return subject, "uses", obj
 
@@ -940,10 +949,7 @@ def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         return None
     subj, pred, obj = dec
     if is_person(t.speaker) and not (obj[:1].isupper() or technologies(obj)):
-        return (
-            None  # in chat between people "we use work together" is no decision: a named choice is
-        )
-    subj, pred, obj = dec
+        return None  # between people "we use work together" is no decision: a named choice is
     return _said(
         subject=subj,
         predicate=pred,
