@@ -46,6 +46,7 @@ from ingest.extract.models import (
     TopicCandidate,
 )
 from knowledge.config import CorrectionRules
+from knowledge.habits import ends_habit
 from knowledge.scoring import STATUS_ORDER, correction_status, lesson_quality
 from knowledge.stance import agrees, stance
 from knowledge.stance import reverses as reverses_stance
@@ -162,6 +163,16 @@ def _lesson_text(c: LessonCandidate) -> str:
 
 def _fact_statement(c: FactCandidate) -> str:
     return c.statement or f"{c.subject} {c.predicate} {c.object}"
+
+
+def _ends(c: FactCandidate, f: Fact) -> bool:
+    """Whether new fact `c` says current fact `f` no longer holds (see `_ended_by`)."""
+    if c.ends and f.subject == normalize_key(c.subject):
+        return ends_habit(f.statement, c.ends)
+    if c.replaces and f.kind == "decision":
+        old = normalize_key(c.replaces)
+        return normalize_key(f.object) == old or normalize_key(f.object).split()[:1] == [old]
+    return False
 
 
 def _fact_id(project: str, c: FactCandidate) -> str:
@@ -707,10 +718,32 @@ class KnowledgeWriter:
                 valid_from=c.valid_from,
                 recorded_at=from_ms(now),
             )
-        out = await assert_facts(self.facts, r.project, list(facts.values()), now_ms=now)
+        ended = await self._ended_by(r, now)
+        out = await assert_facts(
+            self.facts, r.project, list(facts.values()), now_ms=now, contradicts=ended
+        )
         report.facts_added += len(out.added)
         report.facts_reinforced += len(out.reinforced)
         report.facts_invalidated += len(out.invalidated)
+
+    async def _ended_by(self, r: ExtractionResult, now: int) -> list[tuple[str, str]]:
+        """`(new, old)` pairs of current facts a new one says no longer hold, whatever their key.
+
+        A habit given up (`FactCandidate.ends`) contradicts its subject's statements of doing it
+        (`knowledge.habits.ends_habit`); a decision that replaces something (`replaces`: "we
+        replaced Redis with Memcached") contradicts the project's current decisions to use it.
+        The project's current facts are read only when a fact of `r` says either.
+        """
+        enders = [c for c in r.facts if c.ends or c.replaces]
+        if not enders:
+            return []
+        live = await self.facts.list_active(r.project, as_of=now, known_at=now)
+        return [
+            (_fact_id(r.project, c), f.id)
+            for c in enders
+            for f in live
+            if f.valid_from <= c.valid_from and _ends(c, f)
+        ]
 
     async def _embed_facts(self, r: ExtractionResult, report: ExtractionReport, now: int) -> None:
         """Store the statement embedding of each fact of `r`.

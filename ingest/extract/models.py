@@ -158,6 +158,10 @@ class FactCandidate(BaseModel):
     """Source turns."""
     valid_from: datetime
     """Event time."""
+    ends: str = ""
+    """A habit the subject gave up ("coffee"): their current statements of doing it end."""
+    replaces: str = ""
+    """What a decision says it replaces ("Redis"): the project's current decisions for it end."""
 
     @model_validator(mode="before")
     @classmethod

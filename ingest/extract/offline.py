@@ -53,6 +53,7 @@ from ingest.extract.text import (
     with_category,
 )
 from knowledge.environments import scoped_subject
+from knowledge.habits import HABIT_VERBS
 from knowledge.labels import is_generic_label
 from knowledge.prose import is_person
 from knowledge.stance import LEAD_WORDS, lifting
@@ -119,6 +120,14 @@ _ALWAYS = re.compile(
 _FROM_NOW = re.compile(
     rf"^{_LEAD}(?:from now on|going forward|in future|in the future),?\s+"
     rf"(?P<x>[^.;!?\n]{{3,120}}?){_END}",
+    re.IGNORECASE,
+)
+# "Please reply in Spanish from now on", "use DD/MM/YYYY for dates going forward"
+_FROM_NOW_TAIL = re.compile(
+    rf"^{_LEAD}(?!(?:i|we|you|he|she|they|it|this|that|there|my|our|the)\b)"
+    rf"(?P<x>[a-z][^.;!?\n]{{3,120}}?),?\s+"
+    rf"(?:from now on|going forward|from here on(?: out)?|in future|in the future)"
+    rf"(?:,?\s+(?:please|thanks|thank you))?{_END}",
     re.IGNORECASE,
 )
 _TOLD = re.compile(
@@ -383,6 +392,7 @@ _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _negation,
     _no_thing,
     _stated(_FROM_NOW, explicit=True),
+    _stated(_FROM_NOW_TAIL, explicit=True),
     _stated(_TOLD, explicit=False),
     _stated(_WRONG, explicit=False, need_text=True),
     _actually,
@@ -516,6 +526,14 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
+            r"\b(?:[Ww]e|[Ii])(?:'ve| have)? (?:just |recently |finally )?(?:adopted|got) "
+            r"(?:a|an|our|my) (?:new |little )?(?P<rel>puppy|dog|kitten|cat)(?:,)? "
+            r"(?:named |called )(?P<x>[A-Z][a-z]{1,20})\b"
+        ),
+        "has",
+    ),
+    (
+        re.compile(
             r"\b[Ii](?:'ve| have)? (?:just |recently )?started (?!looking|caring|thinking|feeling|"
             r"going|getting|trying|working|doing|taking|making|having|being|using|to\b|"
             # a gerund that needs its object to say anything ("started playing" what?)
@@ -526,6 +544,39 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         "started",
     ),
 ]
+_LANGUAGES = (
+    r"english|spanish|french|german|italian|portuguese|dutch|polish|swedish|norwegian|danish|"
+    r"finnish|russian|ukrainian|turkish|greek|arabic|hebrew|hindi|japanese|chinese|mandarin|"
+    r"cantonese|korean|vietnamese|thai|indonesian|czech|romanian|hungarian"
+)
+_REPLY_LANGUAGE = re.compile(
+    r"^(?P<before>.*?)\b(?:reply|answer|respond|write|talk|speak)(?: to me| back)?(?: only)? "
+    rf"in (?P<lang>{_LANGUAGES})\b",
+    re.IGNORECASE,
+)
+"""The language the user wants answers in: one current value (a fact, not a correction)."""
+_NEGATED_BEFORE = re.compile(r"\b(?:don't|dont|do not|never|stop|no longer|not)\b", re.I)
+
+
+def _reply_language(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    """The reply language of "please reply in Spanish", "you can answer in English again"."""
+    m = _REPLY_LANGUAGE.search(s)
+    if m is None or _NEGATED_BEFORE.search(m.group("before")):
+        return None
+    lang = m.group("lang").title()
+    return _said(
+        subject=_fact_key(speaker),
+        predicate="reply language",
+        object=lang,
+        kind="preference",
+        statement=f"{speaker} wants replies in {lang} (reply language)",
+        confidence=0.7,
+        t=t,
+    )
+
+
+_YOUNG = {"puppy": "dog", "kitten": "cat"}
+"""A puppy is the dog one has (one current value of "has dog")."""
 _RELATION = re.compile(
     r"\b[Mm]y (?:new |current )?(?P<rel>manager|boss|team lead|tech lead|supervisor|mentor|"
     r"doctor|dentist|therapist|landlord|accountant|lawyer) (?:is|will be) (?:now )?"
@@ -549,6 +600,16 @@ _DIET = (
 _ALLERGY = re.compile(
     r"\b[Ii](?:'m| am)(?: very| severely| also)? allergic to "
     r"(?P<x>[a-z][a-z\- ]{1,40}?)\s*(?:[.,;!?\n]|\bso\b|\bbut\b|$)"
+)
+# "Turns out I'm not allergic to shellfish after all", "I'm no longer vegetarian": the standing
+# preference said before ends (the same key, now saying it does not hold).
+_NO_ALLERGY = re.compile(
+    r"\b[Ii](?:'m| am)(?: actually| really)? (?:not|no longer) allergic to "
+    r"(?P<x>[a-z][a-z\- ]{1,40}?)\s*(?:[.,;!?\n]|\bafter all\b|\bany ?more\b|\bso\b|\bbut\b|$)"
+)
+_NO_DIET = re.compile(  # "I'm not vegan" alone says what the diet is not, not that one ended
+    r"\b[Ii](?:(?:'m| am) no longer(?: an?)?|(?:'ve| have)? stopped being(?: an?)?|"
+    r"(?:'m| am) not(?: an?)?(?= \S+ any ?more\b)) " + _DIETS
 )
 _NOT_DECISION_OBJ = re.compile(
     r"^(?:it|this|that|them|him|her|me|you|us|a|an|the|some|go|do|see|try|get|make|have|be|"
@@ -649,12 +710,18 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
 _TARGET_TAIL = re.compile(
     r"\s+(?:as of|starting|effective|from now on|going forward|for now|for good)\b.*$", re.I
 )
+# "for unit tests in this repo": the project itself is no narrower scope
+_TARGET_PLACE = re.compile(
+    r"\s+(?:in|across|throughout|for)\s+(?:this|the|our|my)\s+"
+    r"(?:repo(?:sitory)?|project|codebase|code base|app|monorepo)\s*$|\s+here\s*$",
+    re.I,
+)
 
 
 def _target(text: str | None) -> str:
     """What a decision is for, without when it holds ("for CI as of today" -> "CI")."""
     t = RELATIVE_TIME.split(text or "")[0]
-    return _TARGET_TAIL.sub("", t).strip()
+    return _TARGET_PLACE.sub("", _TARGET_TAIL.sub("", t)).strip()
 
 
 _TWO_CHOICES = re.compile(
@@ -702,7 +769,7 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     m = _DECIDE.search(sentence)
     if not m:
         return None
-    obj = m.group("obj").strip()
+    obj = _TARGET_PLACE.sub("", m.group("obj")).strip()
     obj = re.sub(r"\s+(?:instead|then|now|here|too|also|please|again)$", "", obj, flags=re.I)
     if not obj or _NOT_DECISION_OBJ.match(obj):
         return None
@@ -712,6 +779,50 @@ def decision_fact(sentence: str, project: str) -> tuple[str, str, str] | None:
     tech = technologies(obj)
     category = str(tech_category(tech[0]) or "") if tech else ""
     return _decided(_target(m.group("for")), category, obj)
+
+
+# "we're on Node 18", "the project targets Python 3.10", "we upgraded the API server to Node 22",
+# "bumped the minimum Python version to 3.12": one current version of a named technology.
+_VERSIONED = re.compile(
+    r"\b(?:(?:we|i)(?:'re| are| am|'m)?(?: now| still| currently)? (?:on|running|using|use|run)|"
+    r"targets?|requires?|runs on|(?:is|are)(?: now)? on|pins?|pinned(?: to)?|"
+    r"(?:upgrad|bump|mov|downgrad|pinn)(?:e|ed|ing|s)?\b[^.;!?\n]{0,40}?\bto)\s+"
+    r"(?:(?P<tech>[A-Za-z][\w.+#\-]*)\s+)?v?(?P<ver>\d+(?:\.\d+){0,2}(?:\.x)?)(?![\w%:]|\.\d)",
+    re.IGNORECASE,
+)
+
+
+_FROM_OLD = re.compile(
+    r"\bfrom\s+(?P<old>[\w.+#\-]+(?:\s+[\w.+#\-]+)?)\s+(?:back\s+)?(?:to|over to|onto)\b", re.I
+)
+
+
+def replaced_name(sentence: str) -> str:
+    """What a decision says it replaces: "replaced Redis with ...", "from Jest to Vitest"."""
+    m = _REPLACED.search(sentence) or _FROM_OLD.search(sentence)
+    if m is None:
+        return ""
+    old = m.group("old").strip()
+    named = technologies(old)
+    return named[0] if named else (old if _names_a_thing(old) else "")
+
+
+def version_fact(sentence: str) -> tuple[str, str, str] | None:
+    """`("<technology> version", "is", version)` of a sentence naming the version in use.
+
+    The technology is the name right before the number when it is one ("Node 22"), else the
+    only technology the sentence names before it ("the minimum Python version to 3.12").
+    """
+    m = _VERSIONED.search(sentence)
+    if m is None:
+        return None
+    tech = m.group("tech") or ""
+    if not (technologies(tech) or (tech[:1].isupper() and tech.lower() not in _NOT_A_NAME)):
+        before = technologies(sentence[: m.start("ver")])
+        if len(before) != 1:
+            return None
+        tech = before[0]
+    return f"{tech.lower()} version", "is", m.group("ver")
 
 
 def _decided(target: str, category: str, obj: str) -> tuple[str, str, str] | None:
@@ -893,7 +1004,12 @@ def _clause_fact(s: str, t: TurnInput, project: str, chat: bool) -> FactCandidat
         if found is not None:
             return found
     if t.role == "user" and not chat:
-        found = _todo(s, t, project)
+        found = (
+            _todo(s, t, project)
+            or _reply_language(s, t, speaker)
+            or _project_fact(s, t, project)
+            or _quit(s, t, speaker)
+        )
         if found is not None:
             return found
     return _personal(s, t, speaker, chat) if human else None
@@ -944,12 +1060,14 @@ def _said(
 
 
 def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
-    dec = decision_fact(s, project)
+    dec = decision_fact(s, project) or version_fact(s)
     if dec is None:
         return None
     subj, pred, obj = dec
-    if is_person(t.speaker) and not (obj[:1].isupper() or technologies(obj)):
+    named = obj[:1].isupper() or technologies(obj) or pred == "is"  # a version of a named one
+    if is_person(t.speaker) and not named:
         return None  # between people "we use work together" is no decision: a named choice is
+    old = replaced_name(s)
     return _said(
         subject=subj,
         predicate=pred,
@@ -958,7 +1076,7 @@ def _decision(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         statement=with_category(f"{project}: {subj} {pred} {obj}", _what_it_is(subj, obj)),
         confidence=0.7,
         t=t,
-    )
+    ).model_copy(update={"replaces": "" if old.lower() in obj.lower() else old})
 
 
 def _preference(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
@@ -1005,6 +1123,9 @@ def _standing(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
     people it is a personal fact.
     """
     kind: FactKind = "other" if chat else "preference"
+    ended = _standing_ended(s, t, speaker)
+    if ended is not None:
+        return ended
     dm = next((m for rx in _DIET if (m := rx.search(s))), None)
     if dm is not None:
         diet = dm.group("d").lower()
@@ -1027,6 +1148,185 @@ def _standing(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
         object=what,
         kind=kind,
         statement=f"{speaker} is allergic to {what}",
+        confidence=0.7,
+        t=t,
+    )
+
+
+_NOT_A_NAME = frozenset(
+    {"the", "this", "that", "it", "he", "she", "they", "we", "i", "you", "who", "which"}
+    | {"everyone", "nobody", "someone", "our", "my"}
+)
+_TEAM = r"(?P<team>[a-z][a-z\- ]{1,30}?)(?:\s+(?:team|squad|group|guild))?"
+_NOW_OR_END = r"(?=\s*(?:[.,;!?\n]|\bnow\b|\bfrom\b|\bstarting\b|\bsince\b|\bas of\b|$))"
+_LEADS = (
+    re.compile(
+        r"\b(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:now |currently |will )?"
+        r"(?:leads|heads|manages|is leading|is heading|took over|takes over|has taken over|"
+        r"is taking over) (?:the )?" + _TEAM + _NOW_OR_END
+    ),
+    re.compile(
+        r"\b(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?) is (?:now )?(?:the )?(?:new )?"
+        + _TEAM
+        + r" (?:team )?(?:lead|leader|manager|head)\b"
+    ),
+)
+"""Who leads a team, one at a time: "Kenji now leads backend" ends "Maria leads backend"."""
+_MONTH_NAMES = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE = (
+    r"(?P<when>(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?: the \d{1,2}(?:st|nd|rd|th)?)?|"
+    + _MONTH_NAMES
+    + r" \d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)? (?:of )?"
+    + _MONTH_NAMES
+    + r"|\d{4}-\d{2}-\d{2}|next (?:week|month|quarter|year|[A-Z][a-z]+day)|"
+    r"(?:early|mid|late|the end of) " + _MONTH_NAMES + r"|Q[1-4]|"
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)(?:,? \d{4})?)"
+)
+_WHAT = r"(?:(?:[Tt]he|[Oo]ur|[Mm]y) |^)(?P<what>[A-Za-z][a-z\- ]{1,30}?)"
+_SCHEDULED = (
+    re.compile(
+        r"(?:\b|^)" + _WHAT + r" (?:is|was|has been|got) (?:now |officially |always )?"
+        r"(?:(?:scheduled|planned|set|booked|due|happening) (?:for|on|at)|at) " + _DATE
+    ),
+    re.compile(
+        r"(?:\b|^)" + _WHAT + r" (?:has |have |had |is )?(?:slipped|moved|moves|moving|slid|"
+        r"been moved|was moved|got moved|"
+        r"(?:has been |was |got |is )?(?:pushed|postponed|delayed|rescheduled|pulled|brought)"
+        r"(?: back| forward| in)?|is now) (?:to|until|till) " + _DATE
+    ),
+    re.compile(
+        r"\b(?:[Ww]e |I )?(?:moved|pushed|postponed|rescheduled|delayed|pulled|brought) "
+        r"(?:back |forward )?" + _WHAT + r" (?:back |forward |in )?(?:to|until|till) " + _DATE
+    ),
+)
+"""When something is to happen, one date at a time: "the launch slipped to March 17"."""
+
+
+_HABIT = r"(?P<x>[a-z][a-z\- ]{1,30}?)"
+_HABIT_END = (
+    r"(?=\s*(?:[.,;!?\n]|\bentirely\b|\bcompletely\b|\bfor good\b|\baltogether\b|"
+    r"\bany ?more\b|\bnow\b|\bsince\b|\bafter\b|\bbecause\b|\band\b|$))"
+)
+_QUIT = (
+    re.compile(
+        r"\b[Ii](?:'ve| have)? (?:just |finally |completely |recently |totally )?"
+        r"(?P<how>quit|gave up|given up|stopped|cut out) "
+        r"(?:(?P<verb>" + "|".join(HABIT_VERBS.values()) + r") )?" + _HABIT + _HABIT_END
+    ),
+    re.compile(
+        r"\b[Ii] (?:no longer|(?P<dont>don't|do not)) (?P<verb>"
+        + "|".join(HABIT_VERBS)
+        + r") "
+        + _HABIT
+        + _HABIT_END
+    ),
+)
+_NOT_A_HABIT = re.compile(r"^(?:my|the|a|an|this|that|it|them|being|to|by|at|here|there)\b")
+
+
+def _quit(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    """A habit the user gave up ("I've quit coffee", "I no longer eat meat").
+
+    What they said they do with it ends (`FactCandidate.ends`): "drinks their coffee black"
+    is no longer true.
+    """
+    for rx in _QUIT:
+        m = rx.search(s)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        verb = groups.get("verb") or ""
+        x = RELATIVE_TIME.split(m.group("x"))[0].strip()
+        if not x and verb.endswith("ing"):  # "gave up smoking last year"
+            x, verb = verb, ""
+        if (
+            not x
+            or _NOT_A_HABIT.match(x)
+            or (groups.get("dont") and not re.search(r"\bany ?more\b", s))
+        ):
+            continue
+        doing = HABIT_VERBS.get(verb, verb)
+        what = f"{doing} {x}".strip()
+        return _said(
+            subject=_fact_key(speaker),
+            predicate=f"gave up {normalize_key(x)}",
+            object=what,
+            kind="other",
+            statement=f"{speaker} has given up {what}",
+            confidence=0.65,
+            t=t,
+        ).model_copy(update={"ends": x})
+    return None
+
+
+def _team_key(team: str) -> str:
+    return re.sub(r"\s+(?:team|squad|group|guild)$", "", _fact_key(team))
+
+
+def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
+    """Who leads a team, or when something is scheduled: one current value each."""
+    for rx in _LEADS:
+        m = rx.search(s)
+        if m is None:
+            continue
+        who, team = m.group("who"), _team_key(m.group("team"))
+        if who.split()[0].lower() in _NOT_A_NAME or technologies(who) or not team:
+            continue
+        return _said(
+            subject=f"{team} team",
+            predicate="led by",
+            object=who,
+            kind="other",
+            statement=f"{project}: {who} leads the {team} team",
+            confidence=0.65,
+            t=t,
+        )
+    for rx in _SCHEDULED:
+        m = rx.search(s)
+        if m is None:
+            continue
+        what, when = _fact_key(m.group("what")), m.group("when")
+        if not what or what in _NO_SUBJECT:
+            continue
+        return _said(
+            subject=what,
+            predicate="scheduled for",
+            object=when,
+            kind="other",
+            statement=f"{project}: the {what} is scheduled for {when}",
+            confidence=0.65,
+            t=t,
+        )
+    return None
+
+
+def _standing_ended(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    """An allergy or a diet the speaker says no longer holds: it ends the one said before.
+
+    What is left is a plain fact (kind `other`): nothing any answer must respect.
+    """
+    nd = _NO_DIET.search(s)
+    if nd is not None:
+        diet = nd.group("d").lower()
+        return _said(
+            subject=_fact_key(speaker),
+            predicate="diet",
+            object=f"no longer {diet}",
+            kind="other",
+            statement=f"{speaker} is no longer {diet} (diet)",
+            confidence=0.7,
+            t=t,
+        )
+    na = _NO_ALLERGY.search(s)
+    if na is None:
+        return None
+    what = na.group("x").strip()
+    return _said(
+        subject=_fact_key(speaker),
+        predicate=f"allergic to {normalize_key(what)}",
+        object="not allergic",
+        kind="other",
+        statement=f"{speaker} is not allergic to {what}",
         confidence=0.7,
         t=t,
     )
@@ -1065,7 +1365,11 @@ def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
         if not pm:
             continue
         x = pm.group("x").strip()
-        p = f"has {pm.group('rel').lower()}" if pred == "has" else pred
+        p = (
+            f"has {_YOUNG.get(rel, rel)}"
+            if pred == "has" and (rel := pm.group("rel").lower())
+            else pred
+        )
         return _said(
             subject=_fact_key(speaker),
             predicate=p,
@@ -1395,6 +1699,8 @@ class OfflineExtractor:
                 continue
             after_lift = False
             for clause in _clauses(t.text):
+                if _reply_language(clause, t, t.role) is not None:
+                    continue  # the reply language is a fact of one current value
                 replacement = _WE_USE.match(clause) if after_lift else None
                 if replacement is not None:
                     x = replacement.group("x").strip()

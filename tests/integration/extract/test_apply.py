@@ -290,3 +290,52 @@ async def test_session_complexity_is_stored_and_survives_a_re_ingest(
     # Ingest rewrites the session without extraction's fields: the stored complexity stays.
     await store(graph_db, tools)
     assert (await sessions.get(tools.id)).complexity == b.complexity
+
+
+async def test_a_replaced_tool_and_a_habit_given_up_end_facts_of_another_key(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
+    hook = _hook(embedder)
+    facts = FactRepository(graph_db)
+    first = session(
+        "demo",
+        "h1",
+        0,
+        [
+            ("user", "We use Redis for caching sessions."),
+            ("assistant", "OK."),
+            ("user", "I drink my coffee black, two cups every morning."),
+            ("assistant", "Noted."),
+        ],
+    )
+    shop = session(
+        "demo",
+        "h0",
+        1,
+        [("user", "My favourite coffee shop is Blue Bottle."), ("assistant", "Nice.")],
+    )
+    second = session(
+        "demo",
+        "h2",
+        9,
+        [
+            ("user", "We replaced Redis with Memcached last week."),
+            ("assistant", "Noted."),
+            ("user", "I've quit coffee entirely, it's green tea only for me now."),
+            ("assistant", "Got it."),
+        ],
+    )
+    for s in (first, shop, second):
+        await store(graph_db, s)
+        await hook.run(graph_db, s)
+    every = await facts.list_by_project("demo")
+    ended = {f.statement for f in every if f.valid_to is not None}
+    assert ended == {
+        "demo: caching sessions uses Redis (cache)",
+        "The user drinks their coffee black, two cups every morning.",
+    }
+    live = {f.statement for f in await facts.list_active("demo")}
+    assert {"demo: cache uses Memcached", "user has given up coffee"} <= live
+    assert not any("Redis" in x or "two cups" in x for x in live)
+    # a statement that only mentions coffee says nothing about drinking it: it stays
+    assert "The user's favourite coffee shop is Blue Bottle." in live

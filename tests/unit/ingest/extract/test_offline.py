@@ -474,3 +474,109 @@ def test_a_diet_between_people_is_a_personal_fact_not_an_instruction() -> None:
     assert [(f.subject, f.predicate, f.object, f.kind) for f in r.facts] == [
         ("caroline", "diet", "vegan", "other")
     ]
+
+
+def _facts_of(*user_said: str) -> list[tuple[str, str, str, str]]:
+    """(kind, subject, predicate, object) of the facts the user's lines state (no observations)."""
+    lines = [x for said in user_said for x in (("user", said), ("assistant", "Noted."))]
+    r = OfflineExtractor().extract_sync(_s(*lines))
+    return [(f.kind, f.subject, f.predicate, f.object) for f in r.facts if f.kind != "observation"]
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("We use Jest for unit tests in this repo.", ("test framework", "Jest")),
+        ("we use pnpm in this project", ("package manager", "pnpm")),
+        ("We're on Node 18 for the API server.", ("node version", "18")),
+        ("We upgraded the API server to Node 22 last week.", ("node version", "22")),
+        ("The project targets Python 3.10.", ("python version", "3.10")),
+        ("We bumped the minimum Python version to 3.12.", ("python version", "3.12")),
+        ("We run 3 replicas.", None),
+        ("I'm on 2 meetings today.", None),
+    ],
+)
+def test_a_decision_for_the_whole_project_and_versions_in_use(
+    said: str, fact: tuple[str, str] | None
+) -> None:
+    got = [(s, o) for k, s, _, o in _facts_of(said) if k == "decision"]
+    assert got == ([] if fact is None else [fact])
+
+
+def test_a_decision_says_what_it_replaces_when_it_names_it() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "We replaced Redis with Memcached last week."),
+            ("user", "We're migrating from Jest to Vitest this sprint."),
+            ("user", "Let's use Postgres for the orders service."),
+        )
+    )
+    assert [(f.object, f.replaces) for f in r.facts if f.kind == "decision"] == [
+        ("Memcached", "redis"),
+        ("Vitest", "jest"),
+        ("Postgres", ""),
+    ]
+
+
+def test_a_standing_preference_said_to_no_longer_hold_ends_with_the_same_key() -> None:
+    assert _facts_of(
+        "I'm allergic to shellfish.",
+        "Turns out I'm not allergic to shellfish after all.",
+        "I've stopped being vegetarian.",
+        "I'm not vegan though.",  # what the diet is not; no diet ended
+    ) == [
+        ("preference", "ann", "allergic to shellfish", "shellfish"),
+        ("other", "ann", "allergic to shellfish", "not allergic"),
+        ("other", "ann", "diet", "no longer vegetarian"),
+    ]
+
+
+def test_a_habit_given_up_names_what_it_ends() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "I've quit coffee entirely, it's green tea only for me now."),
+            ("user", "I gave up smoking last year."),
+            ("user", "I don't drink alcohol."),  # no "any more": not a change
+            ("user", "I quit my job."),  # not a habit
+        )
+    )
+    assert [(f.statement, f.ends) for f in r.facts if f.ends] == [
+        ("Ann has given up coffee", "coffee"),
+        ("Ann has given up smoking", "smoking"),
+    ]
+
+
+def test_team_leads_schedules_pets_and_reply_language_keep_one_current_value() -> None:
+    assert _facts_of(
+        "Maria leads the backend team, ask her for reviews.",
+        "Maria moved to the platform team; Kenji now leads backend.",
+        "The launch is scheduled for March 3.",
+        "Bad news: the launch slipped to March 17.",
+        "Standup moves to 10:00 starting Monday.",
+        "We adopted a puppy named Luna.",
+        "Please reply in Spanish from now on.",
+        "Don't reply in German.",
+    ) == [
+        ("other", "backend team", "led by", "Maria"),
+        ("other", "backend team", "led by", "Kenji"),
+        ("other", "launch", "scheduled for", "March 3"),
+        ("other", "launch", "scheduled for", "March 17"),
+        ("other", "standup", "scheduled for", "10:00"),
+        ("other", "ann", "has dog", "Luna"),
+        ("preference", "ann", "reply language", "Spanish"),
+    ]
+
+
+def test_a_trailing_from_now_on_makes_a_standing_rule_and_a_reply_language_no_correction() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Run the linter before every commit going forward."),
+            ("user", "Please reply in Spanish from now on."),
+            ("user", "Don't reply in German."),
+            ("user", "I'll be more careful from now on."),
+        )
+    )
+    assert [(c.rule_text, c.explicit_rule) for c in r.corrections] == [
+        ("Run the linter before every commit.", True),
+        ("Do not reply in German.", False),
+    ]
