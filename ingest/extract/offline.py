@@ -1365,11 +1365,10 @@ def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
         if not pm:
             continue
         x = pm.group("x").strip()
-        p = (
-            f"has {_YOUNG.get(rel, rel)}"
-            if pred == "has" and (rel := pm.group("rel").lower())
-            else pred
-        )
+        p = pred
+        if pred == "has":  # "has dog": a puppy is the dog one has
+            kin = pm.group("rel").lower()
+            p = f"has {_YOUNG.get(kin, kin)}"
         return _said(
             subject=_fact_key(speaker),
             predicate=p,
