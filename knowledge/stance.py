@@ -308,11 +308,19 @@ def lifting(clause: str) -> tuple[str, str] | None:
         part = _LEAD.sub("", t[at:])
         for rx in (_WITHDRAW, _FINE, _CAN):
             m = rx.match(part)
-            if not m or not targets(m.group("x")):
+            if not m:
+                continue
+            x = m.group("x").strip()
+            cut = _SUB_CLAUSE.search(x)
+            if cut is not None:
+                if rx is not _WITHDRAW:
+                    continue  # "We have canaries now, so X is fine": a later part holds it
+                x = x[: cut.start()]  # "forget what I said about pnpm, we use bun now"
+            if not targets(x):
                 continue
             weak = rx is _CAN and m.group("weak") is not None
             if (at > 0 or weak) and rx is not _WITHDRAW and not _AGAIN.search(part):
                 continue
             # a lift that opens the clause is the clause, in the user's words
-            return (clause.strip() if at == 0 else part), m.group("x").strip()
+            return (clause.strip() if at == 0 else part), x
     return None

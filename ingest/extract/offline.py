@@ -369,6 +369,26 @@ _WE_USE = re.compile(
     r"(?P<x>[^.;!?\n,]{2,80}?)(?:\s+(?:now|from now on|instead|these days))?\s*(?:[.,;!?\n]|$)",
     re.IGNORECASE,
 )
+_AFTER_COMMA = re.compile(r"[,;:]\s+")
+
+
+def _replacement(clause: str, t: TurnInput) -> CorrectionCandidate | None:
+    """After a withdrawn instruction, "we use Y now" is the rule that replaces it."""
+    m = _WE_USE.match(clause)
+    if m is None:
+        return None
+    x = m.group("x").strip()
+    return CorrectionCandidate(
+        type=_classify(clause),
+        corrected_behaviour=f"use {x}",
+        rule_text=normalize_rule(f"use {x}"),
+        confidence=0.75,
+        explicit_rule=True,
+        turn_ids=(t.id,),
+        seen_at=t.timestamp,
+    )
+
+
 _ACTUALLY_LEAD = re.compile(r"^(?:use|run|it'?s|the|we|you|call|put|keep|don'?t|do not)", re.I)
 
 
@@ -475,7 +495,7 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"\b(?:[Ww]e|[Ii]) (?:just |recently |finally |have |'ve )?(?:moved|relocated) "
+            r"\b(?:[Ww]e|[Ii])(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) "
             r"(?:\w+ )?to " + _CAPS
         ),
         "lives in",
@@ -483,7 +503,7 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\b(?:[Ii]|[Ww]e)(?: now| currently| still)?(?: live|(?:'ve| have) (?:been )?"
-            r"liv(?:ed|ing)) in " + _CAPS
+            r"liv(?:ed|ing)|(?:'m| am|'re| are) (?:now |currently )?based) in " + _CAPS
         ),
         "lives in",
     ),
@@ -1172,6 +1192,19 @@ _LEADS = (
     ),
 )
 """Who leads a team, one at a time: "Kenji now leads backend" ends "Maria leads backend"."""
+_ROLE_TAIL = r"(?=\s*(?:[.,;!?\n]|\bnow\b|\bfrom\b|\bstarting\b|\bsince\b|\bas of\b|$))"
+_ROLE_HOLDER = (
+    re.compile(
+        r"\b(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?) is (?:now |currently )?(?:our|the team's) "
+        r"(?:new |current )?(?P<role>[a-z][a-z\- ]{2,30}?)" + _ROLE_TAIL
+    ),
+    re.compile(
+        r"\b(?:[Oo]ur|[Tt]he team's) (?:new |current )?(?P<role>[A-Za-z][A-Za-z\- ]{1,30}?) is "
+        r"(?:now )?(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?)" + _ROLE_TAIL
+    ),
+)
+"""Who holds a role in the team, one at a time: "Eli is our new designer" ends Dana."""
+_NOT_A_ROLE = re.compile(r"^(?:only|best|first|last|main|favou?rite|biggest|goal|plan)\b")
 _MONTH_NAMES = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DATE = (
     r"(?P<when>(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?: the \d{1,2}(?:st|nd|rd|th)?)?|"
@@ -1186,7 +1219,12 @@ _WHAT = r"(?:(?:[Tt]he|[Oo]ur|[Mm]y) |^)(?P<what>[A-Za-z][a-z\- ]{1,30}?)"
 _SCHEDULED = (
     re.compile(
         r"(?:\b|^)" + _WHAT + r" (?:is|was|has been|got) (?:now |officially |always )?"
-        r"(?:(?:scheduled|planned|set|booked|due|happening) (?:for|on|at)|at) " + _DATE
+        r"(?:(?:scheduled|planned|set|booked|due|happening) (?:for|on|at)|at|on) " + _DATE
+    ),
+    re.compile(  # "the deadline for the report is Friday": a due date said plainly
+        r"(?:\b|^)(?:[Tt]he|[Oo]ur|[Mm]y) (?P<what>deadline|due date|cutoff|cut-off|launch|"
+        r"release|demo|review|interview|exam|appointment|meeting|offsite|kickoff|kick-off)"
+        r"(?: for (?:the |our |my )?[a-z][a-z\- ]{1,30}?)? (?:is|was) (?:now )?" + _DATE
     ),
     re.compile(
         r"(?:\b|^)" + _WHAT + r" (?:has |have |had |is )?(?:slipped|moved|moves|moving|slid|"
@@ -1200,6 +1238,25 @@ _SCHEDULED = (
     ),
 )
 """When something is to happen, one date at a time: "the launch slipped to March 17"."""
+_AMOUNT = (
+    r"(?P<amount>(?:[$€£]\s?\d[\d,.]*\s?(?:[kKmM]\b|million|thousand)?|"
+    r"\d[\d,.]*\s?(?:[kKmM]\s)?(?:USD|EUR|GBP|dollars|euros|pounds)\b)"
+    r"(?:\s?(?:per|a|/)\s?(?:month|year|week|day|quarter|head|seat|user))?)"
+)
+_AMOUNT_SET = (
+    re.compile(
+        r"(?:\b|^)" + _WHAT + r" (?:is|was|has been|got|will be) (?:now |officially )?"
+        r"(?:(?:cut|raised|increased|reduced|lowered|bumped|set|capped|changed|dropped|"
+        r"doubled|halved|moved) (?:back )?to |(?:fixed )?at )?" + _AMOUNT
+    ),
+    re.compile(
+        r"\b(?:[Ww]e |[Tt]hey |I )?(?:cut|raised|increased|reduced|lowered|bumped|set|capped) "
+        + _WHAT
+        + r" to "
+        + _AMOUNT
+    ),
+)
+"""What something costs or is allowed, one amount at a time: "the budget was cut to $3,000"."""
 
 
 _HABIT = r"(?P<x>[a-z][a-z\- ]{1,30}?)"
@@ -1278,6 +1335,39 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
             object=who,
             kind="other",
             statement=f"{project}: {who} leads the {team} team",
+            confidence=0.65,
+            t=t,
+        )
+    for rx in _ROLE_HOLDER:
+        m = rx.search(s)
+        if m is None:
+            continue
+        who, role = m.group("who"), _fact_key(m.group("role"))
+        if who.split()[0].lower() in _NOT_A_NAME or technologies(who) or _NOT_A_ROLE.match(role):
+            continue
+        return _said(
+            subject=role,
+            predicate="held by",
+            object=who,
+            kind="other",
+            statement=f"{project}: {who} is the {m.group('role')}",
+            confidence=0.65,
+            t=t,
+        )
+    for rx in _AMOUNT_SET:
+        m = rx.search(s)
+        if m is None:
+            continue
+        what = _fact_key(m.group("what"))
+        if not what or what in _NO_SUBJECT:
+            continue
+        amount = m.group("amount").strip()
+        return _said(
+            subject=what,
+            predicate="amounts to",
+            object=amount,
+            kind="other",
+            statement=f"{project}: the {what} is {amount}",
             confidence=0.65,
             t=t,
         )
@@ -1700,20 +1790,9 @@ class OfflineExtractor:
             for clause in _clauses(t.text):
                 if _reply_language(clause, t, t.role) is not None:
                     continue  # the reply language is a fact of one current value
-                replacement = _WE_USE.match(clause) if after_lift else None
+                replacement = _replacement(clause, t) if after_lift else None
                 if replacement is not None:
-                    x = replacement.group("x").strip()
-                    out.append(
-                        CorrectionCandidate(
-                            type=_classify(clause),
-                            corrected_behaviour=f"use {x}",
-                            rule_text=normalize_rule(f"use {x}"),
-                            confidence=0.75,
-                            explicit_rule=True,
-                            turn_ids=(t.id,),
-                            seen_at=t.timestamp,
-                        )
-                    )
+                    out.append(replacement)
                     continue
                 lift = lifting(clause)
                 after_lift = lift is not None
@@ -1732,6 +1811,11 @@ class OfflineExtractor:
                             withdraws=True,
                         )
                     )
+                    # "Forget what I said about pnpm, we use bun now": what replaces it
+                    tail = _AFTER_COMMA.split(said, maxsplit=1)[1:]
+                    replacement = _replacement(tail[0], t) if tail else None
+                    if replacement is not None:
+                        out.append(replacement)
                     continue
                 parsed = correction_from_clause(clause)
                 if parsed is None:

@@ -65,6 +65,16 @@ def test_lifted_names_what_a_clause_lifts() -> None:
         lifted("It is fine to push to main now that CI gates it.")
         == "push to main now that CI gates it"
     )
+    # "X is fine" after a reason: X alone is lifted, not the reason with it
+    assert lifting("We have canary releases now, so deploying on Fridays is fine again.") == (
+        "deploying on Fridays is fine again",
+        "deploying on Fridays",
+    )
+    assert reverses(
+        stance("deploying on Fridays is fine again"), stance("Never deploy on Fridays.")
+    )
+    # a withdrawal followed by what replaces it withdraws only the first
+    assert lifted("Forget what I said about pnpm, we use bun now.") == "pnpm"
     # ... and is a one-off request otherwise
     assert lifted("Go ahead and merge it.") is None
     assert lifted("The build is green, so you can deploy it.") is None

@@ -580,3 +580,43 @@ def test_a_trailing_from_now_on_makes_a_standing_rule_and_a_reply_language_no_co
         ("Run the linter before every commit.", True),
         ("Do not reply in German.", False),
     ]
+
+
+def test_roles_amounts_due_dates_and_where_one_is_based_keep_one_current_value() -> None:
+    assert _facts_of(
+        "Dana is our designer, loop her in on UI changes.",
+        "Dana left the company; Eli is our new designer.",
+        "Our new PM is Jordan Lee.",
+        "Paris is our only option.",
+        "Our marketing budget is $5,000 per month.",
+        "The marketing budget was cut to $3,000 per month.",
+        "Our budget is tight.",
+        "The deadline for the report is Friday.",
+        "I'm based in Berlin.",
+        "I've moved to San Francisco.",
+    ) == [
+        ("other", "designer", "held by", "Dana"),
+        ("other", "designer", "held by", "Eli"),
+        ("other", "pm", "held by", "Jordan Lee"),
+        ("other", "marketing budget", "amounts to", "$5,000 per month"),
+        ("other", "marketing budget", "amounts to", "$3,000 per month"),
+        ("other", "deadline", "scheduled for", "Friday"),
+        ("other", "ann", "lives in", "Berlin"),
+        ("other", "ann", "lives in", "San Francisco"),
+    ]
+
+
+def test_a_withdrawal_and_its_replacement_in_one_clause_are_two_corrections() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Always use pnpm, never npm."),
+            ("user", "Forget what I said about pnpm, we use bun now."),
+            ("user", "We have canary releases now, so deploying on Fridays is fine again."),
+        )
+    )
+    assert [(c.rule_text, c.negates, c.withdraws) for c in r.corrections] == [
+        ("Always use pnpm.", None, False),
+        ("Forget what I said about pnpm, we use bun now.", "pnpm", True),
+        ("Use bun.", None, False),
+        ("Deploying on Fridays is fine again.", "deploying on Fridays", True),
+    ]
