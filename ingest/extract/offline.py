@@ -1503,15 +1503,19 @@ def _name_words(turns: Sequence[TurnInput], entities: EntityMentions) -> set[str
     return names | {w.lower() for t in turns if is_person(t.speaker) for w in t.speaker.split()}
 
 
-def _names_a_topic(k: Keyphrase, min_docs: int, names: set[str]) -> bool:
-    """Whether a keyphrase can title a topic: recurring, not the speakers' names, not vague."""
+def _names_a_topic(k: Keyphrase, min_docs: int, names: set[str], technical: bool) -> bool:
+    """Whether a keyphrase can title a topic: recurring, not the speakers' names, not vague.
+
+    A technology's name titles one however common the word ("python", "react"), in a session
+    that is technical: "black coffee" is no talk of the formatter.
+    """
     if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
         return False
     ws = k.phrase.split()
     if all(w in names for w in ws):
         return False  # the people talking are entities, not topics
-    if len(ws) == 1 and ws[0] in TECH_CATEGORIES:
-        return True  # a technology is a subject however common the word ("python", "react")
+    if len(ws) == 1 and ws[0] in TECH_CATEGORIES and technical:
+        return True
     # a lone gerund or adverb ("taking", "really") names no subject, nor a common word ("photo")
     return not (len(ws) == 1 and ws[0].endswith(("ing", "ly"))) and not is_generic_label(k.phrase)
 
@@ -1553,6 +1557,12 @@ _FILE = re.compile(
     r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|go|rs|java|kt|rb|php|c|h|cpp|"
     r"hpp|cs|swift|md|json|toml|ya?ml|ini|cfg|sql|sh|lock|env))\b"
 )
+_CODE_TALK = re.compile(
+    r"\b(?:code|repo|lint\w*|format\w*|src|files?|commits?|merge|PRs?|pull request|refactor\w*|"
+    r"install\w*|pip|npm|run(?:ning)?|CI)\b",
+    re.IGNORECASE,
+)
+"""Words of a session about software, where a tool's name that is a common word is the tool."""
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+so\s+")
 _TECHNICAL = re.compile(
     r"`|\b(?:port|container|server|config(?:uration)?|build|deploy|tests?|error|bug|function|api|"
@@ -1931,9 +1941,12 @@ class OfflineExtractor:
             return []
         min_docs = 2 if len(docs) >= 3 else 1
         names = _name_words(turns, entities)
+        technical = len(entities.technologies) > 1 or any(
+            _TECHNICAL.search(d) or _FILE.search(d) or _CODE_TALK.search(d) for d in docs
+        )
         out: list[TopicCandidate] = []
         for k in keyphrases(docs, top=self.max_topics * 4):
-            if not _names_a_topic(k, min_docs, names):
+            if not _names_a_topic(k, min_docs, names, technical):
                 continue
             out.append(
                 _topic(

@@ -620,3 +620,16 @@ def test_a_withdrawal_and_its_replacement_in_one_clause_are_two_corrections() ->
         ("Use bun.", None, False),
         ("Deploying on Fridays is fine again.", "deploying on Fridays", True),
     ]
+
+
+def test_a_tools_name_that_is_a_common_word_titles_a_topic_only_in_talk_of_software() -> None:
+    def topics(*said: str) -> list[str]:
+        lines = [("user" if i % 2 == 0 else "assistant", x) for i, x in enumerate(said)]
+        return [t.title for t in OfflineExtractor().extract_sync(_s(*lines)).topics]
+
+    assert "black" not in topics(
+        "I drink my coffee black, two cups every morning.", "Noted: black coffee."
+    )
+    assert "black" in topics(
+        "Format the code with black.", "Running black on src/.", "black reformatted 3 files."
+    )
