@@ -77,11 +77,33 @@ _VERBS = frozenset(
         "own paint plan play practice practise prefer read realise realize recommend remember "
         "run say see seem sing spend start struggle study suggest support swim take teach tend "
         "think travel try understand use value visit volunteer walk want watch wish wonder work "
-        "worry write"
+        "worry write "
+        "adopt avoid belong borrow brew bring call climb coach code commute compose design "
+        "develop dislike donate drive earn edit exercise fish fly follow foster garden grow "
+        "handle hike host invest knit lead lend manage meditate mentor move order organise "
+        "organize owe pay perform pray produce program raise record rent ride review sew shop "
+        "ski skip sleep speak sponsor stay stream surf text train tutor wake wear"
     ).split()
 )
 """Base-form verbs that follow "I" often enough in conversation to conjugate after a name."""
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
+
+
+_PAST_IRREGULAR = frozenset(
+    (  # noqa: SIM905 - a word list reads better as text
+        "came did drove flew got had led left made ran said took went wrote bought sold slipped "
+        "quit stopped switched began"
+    ).split()
+)
+
+
+def is_verb_form(word: str) -> bool:
+    """Whether `word` is a conjugated verb people say of themselves ("leads", "moved", "went").
+
+    A topic label ending in one is a clause ("maria leads", "deadline moved"), not a subject.
+    """
+    w = word.lower()
+    return w in _CONJUGATED or w in _PAST_IRREGULAR
 
 
 def _third_singular(verb: str) -> str:
@@ -117,6 +139,16 @@ _FORMS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
 _I_VERB = re.compile(rf"I(?P<adv>(?:\s+(?:{_ADVERBS}))?)\s+(?P<verb>[a-z]+)\b")
 _OBJECT_FORMS = {"my": ("{n}'s", "their"), "mine": ("{n}'s", "theirs"), "me": ("{n}", "them")}
 _OBJECT_FORMS["myself"] = ("{n}", "themselves")
+_CONJUGATED = frozenset(
+    {v + ("d" if v.endswith("e") else "ed") for v in _VERBS}
+    # third-person forms that are rarely a plural noun (unlike "plans", "runs", "needs")
+    | set(
+        (  # noqa: SIM905 - a word list reads better as text
+            "moves lives goes says wants likes loves thinks feels seems knows prefers believes "
+            "becomes joins leaves starts stays"
+        ).split()
+    )
+)
 _LET_ME = re.compile(r"Let me (?!know\b)")
 _FIRST_WORD = re.compile(r"\b(?:I|[Mm]y|[Mm]ine|[Mm]yself|me)\b")
 

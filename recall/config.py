@@ -67,6 +67,10 @@ class RankingSection(BaseModel):
     superseded_factor: float = Field(default=0.6, gt=0, le=1)
     """Multiplier of a turn whose derived fact or correction has ended as of the read (and none
     derived from it is live): the current item, or the turn that replaced it, goes first."""
+    fact_over_source: bool = True
+    """A current keyed fact (not an observation) ranks at least as high as the best of the turns
+    it was distilled from: the agent gets "user has dog Luna" before the turn that said it (the
+    turn is its provenance)."""
     derived_weight: float = Field(default=0.5, ge=0)
     """Share of a knowledge item's score passed to the turns it was derived from."""
     topic_weight: float = Field(default=0.15, ge=0)

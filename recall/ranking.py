@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 
 from core.text import alnum_words
+from graph.kinds import ItemKind
 from recall.config import RankingSection
 from recall.items import FULLTEXT, VECTOR, Candidate, Ranked, rrf, valid_at
 from recall.signals import SIGNALS, Effect, QueryState, fuse
@@ -216,8 +217,36 @@ def score_candidates(
         if score < w.min_score or score <= 0.0:
             continue
         out.append(Ranked(candidate=c, score=score, why=why))
+    if w.fact_over_source:
+        out = _facts_over_sources(out)
     out.sort(key=lambda r: (-r.score, r.candidate.id))
     return out
+
+
+def _facts_over_sources(scored: list[Ranked]) -> list[Ranked]:
+    """Each fact scored at least as high as the best of its source turns among `scored`.
+
+    A keyed fact (a decision, a preference, one current value) is what the turn it came from
+    means now (an ended one is not a candidate), so it goes first and the turn, its provenance,
+    after; `why["over_source"]` holds the turn's score. An observation records what was said,
+    which no later statement ends ("is 34"), so it keeps its own score.
+    """
+    turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is ItemKind.TURN}
+    out = []
+    for r in scored:
+        c = r.candidate
+        best = max((turn_score.get(t, 0.0) for t in c.turn_ids), default=0.0)
+        if c.kind is ItemKind.FACT and c.status not in _SAID and best > r.score:
+            r = Ranked(candidate=c, score=best * _OVER, why={**r.why, "over_source": best})
+        out.append(r)
+    return out
+
+
+_SAID = frozenset({"observation"})
+"""Fact kinds that record what was said, which nothing later ends: not lifted."""
+_OVER = 1.05
+"""A fact lifted to its source turn's score goes clearly past it (diversity then keeps the
+fact and may drop the turn that says the same)."""
 
 
 def rank(

@@ -55,7 +55,7 @@ from ingest.extract.text import (
 from knowledge.environments import scoped_subject
 from knowledge.habits import HABIT_VERBS
 from knowledge.labels import is_generic_label
-from knowledge.prose import is_person
+from knowledge.prose import is_person, is_verb_form
 from knowledge.stance import LEAD_WORDS, lifting
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
@@ -595,6 +595,51 @@ def _reply_language(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
     )
 
 
+_CONTACT = (
+    r"(?P<what>(?:mobile |cell |work |home )?(?:phone(?: number)?|number|email(?: address)?|"
+    r"e-mail|address|postcode|post code|zip code|username|user name|handle|github handle|"
+    r"github username|twitter handle|website|time ?zone))"
+)
+_VALUE = r"(?P<v>[^\s,;!?]+(?:\s+[^\s,;!?]+){0,5}?)"
+_VALUE_END = r"(?=\s*(?:[,;!?\n]|\.(?:\s|$)|\bfrom now on\b|\bnow\b|\bplease\b|\binstead\b|$))"
+_MY_VALUE = (
+    re.compile(
+        r"\bmy (?:new |current |updated )?" + _CONTACT + r" is (?:now )?" + _VALUE + _VALUE_END,
+        re.I,
+    ),
+    re.compile(r"^(?:[Mm]y )?[Nn]ew " + _CONTACT + r"(?: is)?:?\s+" + _VALUE + _VALUE_END, re.I),
+    re.compile(
+        r"\b(?:please )?use " + _VALUE + r" as my (?:new )?" + _CONTACT + r"\b", re.IGNORECASE
+    ),
+)
+"""How to reach the speaker, one current value each: "new phone number: +1 555 0199"."""
+
+
+def _contact(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    """The speaker's phone number, email, address, handle or time zone, said to the agent."""
+    for rx in _MY_VALUE:
+        m = rx.search(s)
+        if m is None:
+            continue
+        what = re.sub(r"\s+", " ", m.group("what").lower()).replace("e-mail", "email")
+        what = {"number": "phone number", "phone": "phone number", "timezone": "time zone"}.get(
+            what, what
+        )
+        value = m.group("v").strip().rstrip(".")
+        if not value or value.lower() in {"it", "this", "that", "the same", "private"}:
+            continue
+        return _said(
+            subject=_fact_key(speaker),
+            predicate=what,
+            object=value,
+            kind="other",
+            statement=f"{speaker}'s {what} is {value}",
+            confidence=0.7,
+            t=t,
+        )
+    return None
+
+
 _YOUNG = {"puppy": "dog", "kitten": "cat"}
 """A puppy is the dog one has (one current value of "has dog")."""
 _RELATION = re.compile(
@@ -1027,6 +1072,7 @@ def _clause_fact(s: str, t: TurnInput, project: str, chat: bool) -> FactCandidat
         found = (
             _todo(s, t, project)
             or _reply_language(s, t, speaker)
+            or _contact(s, t, speaker)
             or _project_fact(s, t, project)
             or _quit(s, t, speaker)
         )
@@ -1215,7 +1261,7 @@ _DATE = (
     r"(?:early|mid|late|the end of) " + _MONTH_NAMES + r"|Q[1-4]|"
     r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)(?:,? \d{4})?)"
 )
-_WHAT = r"(?:(?:[Tt]he|[Oo]ur|[Mm]y) |^)(?P<what>[A-Za-z][a-z\- ]{1,30}?)"
+_WHAT = r"(?:(?:[Tt]he|[Oo]ur|[Mm]y) |^)(?P<what>[A-Za-z][A-Za-z\- ]{1,30}?)"
 _SCHEDULED = (
     re.compile(
         r"(?:\b|^)" + _WHAT + r" (?:is|was|has been|got) (?:now |officially |always )?"
@@ -1238,6 +1284,20 @@ _SCHEDULED = (
     ),
 )
 """When something is to happen, one date at a time: "the launch slipped to March 17"."""
+_OFF_END = r"(?=\s*(?:[.,;!?\n]|\bfor good\b|\bfrom now on\b|$))"
+_CANCELLED = (
+    re.compile(
+        r"\b(?:[Ww]e|I|[Tt]hey)(?:'ve| have)? (?:cancell?ed|called off|scrapped) "
+        r"(?:the |our |my )(?P<what>[a-z][a-z\- ]{1,30}?)" + _OFF_END
+    ),
+    re.compile(
+        r"(?:\b|^)"
+        + _WHAT
+        + r" (?:is|was|has been|got) (?:now )?(?:cancell?ed|called off)"
+        + _OFF_END
+    ),
+)
+"""Something scheduled that will not happen: "we cancelled the weekly sync"."""
 _AMOUNT = (
     r"(?P<amount>(?:[$€£]\s?\d[\d,.]*\s?(?:[kKmM]\b|million|thousand)?|"
     r"\d[\d,.]*\s?(?:[kKmM]\s)?(?:USD|EUR|GBP|dollars|euros|pounds)\b)"
@@ -1316,6 +1376,21 @@ def _quit(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
     return None
 
 
+_WHERE = (
+    r"(?P<url>https?://[^\s,;!?]+?|[\w-]+(?:\.[\w-]+)*\.(?:io|com|dev|net|org|app|cloud|ai|co)"
+    r"(?:/[^\s,;!?]*?)?)(?=[.,;!?]?(?:\s|$))"
+)
+_LOCATED = re.compile(
+    r"(?:\b|^)" + _WHAT + r" (?:now |currently )?(?:lives|is|runs|is hosted|is deployed|"
+    r"is reachable|is served|is available|moved|has moved|was moved|is now)(?: at| on| to| under)? "
+    + _WHERE
+)
+"""Where a service is reached, one address at a time: "staging moved to https://stg.acme.dev"."""
+_SERVICE_TAIL = re.compile(
+    r"\s+(?:api|server|url|endpoint|site|environment|env|instance|host|service|app)$"
+)
+
+
 def _team_key(team: str) -> str:
     return re.sub(r"\s+(?:team|squad|group|guild)$", "", _fact_key(team))
 
@@ -1368,6 +1443,32 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
             object=amount,
             kind="other",
             statement=f"{project}: the {what} is {amount}",
+            confidence=0.65,
+            t=t,
+        )
+    located = _LOCATED.search(s)
+    if located is not None:
+        what = _SERVICE_TAIL.sub("", _fact_key(located.group("what")))
+        if what and what not in _NO_SUBJECT:
+            url = located.group("url")
+            return _said(
+                subject=what,
+                predicate="is at",
+                object=url,
+                kind="other",
+                statement=f"{project}: {located.group('what')} is at {url}",
+                confidence=0.65,
+                t=t,
+            )
+    off = next((m for rx in _CANCELLED if (m := rx.search(s))), None)
+    if off is not None and _fact_key(off.group("what")) not in _NO_SUBJECT:
+        what = _fact_key(off.group("what"))
+        return _said(
+            subject=what,
+            predicate="scheduled for",
+            object="cancelled",
+            kind="other",
+            statement=f"{project}: the {what} is cancelled",
             confidence=0.65,
             t=t,
         )
@@ -1503,6 +1604,9 @@ def _name_words(turns: Sequence[TurnInput], entities: EntityMentions) -> set[str
     return names | {w.lower() for t in turns if is_person(t.speaker) for w in t.speaker.split()}
 
 
+_URL_WORDS = frozenset({"http", "https", "www", "com", "io", "html", "localhost"})
+
+
 def _names_a_topic(k: Keyphrase, min_docs: int, names: set[str], technical: bool) -> bool:
     """Whether a keyphrase can title a topic: recurring, not the speakers' names, not vague.
 
@@ -1512,6 +1616,10 @@ def _names_a_topic(k: Keyphrase, min_docs: int, names: set[str], technical: bool
     if len(k.doc_ids) < min_docs or (len(k.doc_ids) < 2 and " " not in k.phrase):
         return False
     ws = k.phrase.split()
+    if not _URL_WORDS.isdisjoint(ws):
+        return False  # pieces of an address ("https", "www") name nothing
+    if len(ws) > 1 and is_verb_form(ws[-1]):
+        return False  # a clause ("maria leads", "deadline moved"), not a subject
     if all(w in names for w in ws):
         return False  # the people talking are entities, not topics
     if len(ws) == 1 and ws[0] in TECH_CATEGORIES and technical:

@@ -290,3 +290,32 @@ def test_lazy_mmr_picks_exactly_what_eager_mmr_picks(seed):
     got = mmr_pack(scored, lam=lam, limit=limit, token_budget=budget)
     want = _eager_mmr(scored, lam=lam, limit=limit, token_budget=budget)
     assert [r.candidate.id for r in got] == [r.candidate.id for r in want]
+
+
+def _fact(id, status, ranks, sources):
+    return Candidate(
+        id=id,
+        kind=ItemKind.FACT,
+        text=f"fact {id}",
+        tokens=3,
+        ranks=ranks,
+        turn_ids=sources,
+        status=status,
+    )
+
+
+def test_a_keyed_fact_goes_before_the_turn_it_was_distilled_from_an_observation_does_not():
+    cands = [
+        turn("t1", {"fulltext": 1, "vector": 1}),
+        turn("t2", {"fulltext": 2}),
+        _fact("dog", "other", {"vector": 9}, ("t1",)),
+        _fact("said", "observation", {"vector": 10}, ("t1",)),
+    ]
+    ranked = [r.candidate.id for r in score_candidates(cands, understand("x"), W)]
+    assert ranked.index("dog") < ranked.index("t1")
+    assert ranked.index("said") > ranked.index("t1")
+    lifted = next(r for r in score_candidates(cands, understand("x"), W) if r.candidate.id == "dog")
+    assert "over_source" in lifted.why
+    off = RankingSection(fact_over_source=False)
+    ranked_off = [r.candidate.id for r in score_candidates(cands, understand("x"), off)]
+    assert ranked_off.index("dog") > ranked_off.index("t1")

@@ -633,3 +633,35 @@ def test_a_tools_name_that_is_a_common_word_titles_a_topic_only_in_talk_of_softw
     assert "black" in topics(
         "Format the code with black.", "Running black on src/.", "black reformatted 3 files."
     )
+
+
+def test_contact_details_service_addresses_and_cancellations_keep_one_current_value() -> None:
+    assert _facts_of(
+        "My phone number is +1 555 0100.",
+        "New phone number: +1 555 0199.",
+        "Please use ann@new.io as my email from now on.",
+        "My number is private.",
+        "The staging API lives at https://staging.acme.io/v1.",
+        "Staging moved to https://stg.acme.dev/v2 yesterday.",
+        "Our weekly sync is on Tuesdays at 3pm.",
+        "We cancelled the weekly sync, async updates only from now on.",
+        "We dropped the ball on that one.",
+    ) == [
+        ("other", "ann", "phone number", "+1 555 0100"),
+        ("other", "ann", "phone number", "+1 555 0199"),
+        ("other", "ann", "email", "ann@new.io"),
+        ("other", "staging", "is at", "https://staging.acme.io/v1"),
+        ("other", "staging", "is at", "https://stg.acme.dev/v2"),
+        ("other", "weekly sync", "scheduled for", "Tuesday"),
+        ("other", "weekly sync", "scheduled for", "cancelled"),
+    ]
+
+
+def test_a_clause_or_a_piece_of_an_address_titles_no_topic() -> None:
+    said = [
+        ("user", "The deadline moved to Friday, and the staging api lives at https://x.io."),
+        ("assistant", "Noted: the deadline moved, https://x.io is staging."),
+        ("user", "So the deadline moved again? Check https://x.io please."),
+    ]
+    titles = [t.title for t in OfflineExtractor().extract_sync(_s(*said)).topics]
+    assert not any(t.endswith("moved") or "https" in t.split() for t in titles)
