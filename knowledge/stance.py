@@ -183,6 +183,8 @@ _FINE = re.compile(
     r"(?:\s+(?:now|again|after all|to use))?.*$",
     re.I,
 )
+_BRING_BACK = re.compile(r"^(?:bring back|put back|reinstate)\s+(?P<x>.+)$", re.I)
+""""Bring back semicolons": what was stopped is done again."""
 _CAN = re.compile(
     r"^(?:you can|feel free to|it's ok to|it is ok to|(?P<weak>go ahead and|you may|"
     r"you(?:'re| are) allowed to|it(?:'s| is) (?:fine|okay|alright) to))\s+(?:use\s+)?"
@@ -193,7 +195,7 @@ _AGAIN = re.compile(r"\b(?:again|now|anymore|any more|after all|from now on|thes
 """What says a permission lifts an earlier instruction, rather than asking for one thing once."""
 _SUB_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:so|then|and so)\s+", re.I)
 LEAD_WORDS = (
-    r"(?:no|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry|"
+    r"(?:no(?!\s+(?:more|longer)\b)|nope|nah|wait|hmm|ugh|please|pls|again|and|but|so|ok|okay|actually|sorry|"
     r"remember|reminder|note|important|(?:(?:house|team|project) )?rule"
     r"(?: for (?:this|the|our) (?:repo|repository|project|codebase|team))?)"
 )
@@ -249,10 +251,10 @@ def stance(text: str) -> Stance:
     """The stance of one instruction sentence (an empty stance when it has no readable shape)."""
     t = re.sub(r"\s+", " ", text).strip().strip(".!?;: ")
     t = _LEAD.sub("", t)
-    for rx, polarity in ((_WITHDRAW, WITHDRAW), (_FINE, USE), (_CAN, USE)):
+    for rx, polarity in ((_WITHDRAW, WITHDRAW), (_FINE, USE), (_CAN, USE), (_BRING_BACK, USE)):
         m = rx.match(t)
-        if m:
-            return Stance(tuple(_side(m.group("x"), polarity)))
+        if m:  # "bring back X, the linter wants them": X, not the reason after it
+            return Stance(tuple(_side(_SUB_CLAUSE.split(m.group("x"), maxsplit=1)[0], polarity)))
     m = _AVOID.match(t)
     if m:
         x = m.group("x")
@@ -306,14 +308,14 @@ def lifting(clause: str) -> tuple[str, str] | None:
     starts = [0, *(m.end() for m in _SUB_CLAUSE.finditer(t))]
     for at in starts:
         part = _LEAD.sub("", t[at:])
-        for rx in (_WITHDRAW, _FINE, _CAN):
+        for rx in (_WITHDRAW, _FINE, _CAN, _BRING_BACK):
             m = rx.match(part)
             if not m:
                 continue
             x = m.group("x").strip()
             cut = _SUB_CLAUSE.search(x)
             if cut is not None:
-                if rx is not _WITHDRAW:
+                if rx is not _WITHDRAW and rx is not _BRING_BACK:
                     continue  # "We have canaries now, so X is fine": a later part holds it
                 x = x[: cut.start()]  # "forget what I said about pnpm, we use bun now"
             if not targets(x):

@@ -95,6 +95,28 @@ _DONT_USE_USE = re.compile(
     r"(?:\s+instead)?\s*(?:[.;,!?\n]|$)",
     re.IGNORECASE,
 )
+# "Stop squash merging, use regular merge commits": the refusal, then what to do instead
+_STOP_THEN_DO = re.compile(
+    rf"^{_LEAD}(?:don't|dont|do not|never|stop|quit|avoid)\s+(?P<y>[^,;.!?\n]{{3,80}}?)\s*[,;]\s*"
+    rf"(?:and\s+)?(?:just\s+|instead\s+)?(?P<verb>use|do|run|write|go with|prefer|make)\s+"
+    rf"(?P<x>[^.;!?\n]{{2,80}}?)(?:\s+instead)?{_END}",
+    re.IGNORECASE,
+)
+# "Run the tests before committing", "tests before every commit": a step that goes with another
+_PROCEDURE = re.compile(
+    rf"^{_LEAD}(?:please\s+)?(?!(?:i|we|you|he|she|they|it|this|that|there)\b)"
+    rf"(?P<x>(?:(?:run|check|lint|format|rebase|pull|update|review|confirm|build|test|ask|ping|"
+    rf"back up|bump|regenerate|squash)\b[^.;!?\n]{{1,80}}?|[a-z][\w\- ]{{2,30}}?)\s+"
+    rf"(?:before|after)\s+(?:(?:every|each|any)\s+\w+|(?:you|we)\s+\w+|\w+ing\b)"
+    rf"(?:\s+[\w\-]+){{0,3}}?){_END}",
+    re.IGNORECASE,
+)
+# "We've switched back to npm", "we moved to pnpm": what the project does now
+_WE_SWITCHED = re.compile(
+    rf"^{_LEAD}(?:we|i)(?:'ve| have)?\s+(?:now\s+)?(?:switched|moved|gone|migrated|went|changed)\s+"
+    rf"(?:back\s+)?(?:over\s+)?to\s+(?P<x>[\w.+#\-]+(?:\s+[\w.+#\-]+)?){_END}",
+    re.IGNORECASE,
+)
 _INSTEAD_TAIL = re.compile(
     rf"^{_LEAD}(?P<verb>use|run|call|write|put|keep)\s+{_X}\s+instead{_END}", re.IGNORECASE
 )
@@ -301,6 +323,30 @@ def _dont_use_use(clause: str) -> Answer:
     return normalize_rule(rule), f"use {x}", f"use {y}", False, None
 
 
+def _stop_then_do(clause: str) -> Answer:
+    m = _STOP_THEN_DO.match(clause)
+    if not m:
+        return _NEXT
+    y, verb, x = m.group("y").strip(), m.group("verb").lower(), m.group("x").strip()
+    return normalize_rule(f"{verb} {x} instead of {y}"), f"{verb} {x}", y, False, y
+
+
+def _procedure(clause: str) -> Answer:
+    m = _PROCEDURE.match(clause)
+    if not m or len(words(m.group("x"))) < 3:
+        return _NEXT
+    x = m.group("x").strip()
+    return normalize_rule(x), x, "", False, None
+
+
+def _we_switched(clause: str) -> Answer:
+    m = _WE_SWITCHED.match(clause)
+    if not m or not (technologies(m.group("x")) or m.group("x")[:1].isupper()):
+        return _NEXT
+    x = m.group("x").strip()
+    return normalize_rule(f"use {x}"), f"use {x}", "", True, None
+
+
 def _bare_pair(clause: str) -> Answer:
     m = _BARE_PAIR.match(clause)
     if not m:
@@ -406,6 +452,7 @@ _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _instead,
     _use_dont,
     _dont_use_use,
+    _stop_then_do,
     _bare_pair,
     _instead_tail,
     _always,
@@ -413,6 +460,8 @@ _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _no_thing,
     _stated(_FROM_NOW, explicit=True),
     _stated(_FROM_NOW_TAIL, explicit=True),
+    _we_switched,
+    _procedure,
     _stated(_TOLD, explicit=False),
     _stated(_WRONG, explicit=False, need_text=True),
     _actually,
@@ -760,6 +809,8 @@ def _switch_fact(sentence: str) -> tuple[str, str, str] | None:
     if not named or first in MONTHS or first in WEEKDAYS or _NOT_DECISION_OBJ.match(obj):
         return None
     subject = _fact_key(m.group("for"))
+    if subject in {"back", "over", "everything back"}:  # "switched back to npm": _DECIDE's form
+        return None
     if subject.startswith("from "):  # "moved from black to ruff format": what the old one was
         tech = technologies(subject) or tech
         subject = str(tech_category(tech[0]) or "") if tech else ""

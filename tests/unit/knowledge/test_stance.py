@@ -73,6 +73,12 @@ def test_lifted_names_what_a_clause_lifts() -> None:
     assert reverses(
         stance("deploying on Fridays is fine again"), stance("Never deploy on Fridays.")
     )
+    # "bring back X" lifts "no more X" ("no more" is no lead word to strip)
+    assert lifted("Bring back semicolons, the linter wants them.") == "semicolons"
+    assert reverses(
+        stance("Bring back semicolons, the linter wants them."),
+        stance("No more semicolons in the JS code."),
+    )
     # a withdrawal followed by what replaces it withdraws only the first
     assert lifted("Forget what I said about pnpm, we use bun now.") == "pnpm"
     # ... and is a one-off request otherwise

@@ -80,6 +80,15 @@ def _chat(*said: tuple[str, str]) -> SessionInput:
             "Stop using node.js for scripts, use python.",
             "Use python instead of node.js for scripts.",
         ),
+        (
+            "Stop squash merging, use regular merge commits.",
+            "Use regular merge commits instead of squash merging.",
+        ),
+        ("We've switched back to npm.", "Use npm."),
+        ("Run the tests before committing.", "Run the tests before committing."),
+        ("Please run tests before you commit.", "Run tests before you commit."),
+        ("Remember: tests before every commit.", "Tests before every commit."),
+        ("Please reply in Spanish from now on.", "Reply in Spanish."),
     ],
 )
 def test_correction_cues(clause: str, rule: str) -> None:
@@ -99,6 +108,11 @@ def test_correction_cues(clause: str, rule: str) -> None:
         "No worries, thanks",
         "No idea what happened",
         "No tests were run after the change",
+        "I went to the store before lunch.",  # said of oneself: no procedure
+        "Check the logs after the deploy.",  # one deploy: no procedure
+        "We had dinner before leaving.",
+        "We switched to a new office.",  # no tool named
+        "I'll be more careful from now on.",
     ],
 )
 def test_not_corrections(clause: str) -> None:
