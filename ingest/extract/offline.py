@@ -664,6 +664,58 @@ _MY_VALUE = (
 """How to reach the speaker, one current value each: "new phone number: +1 555 0199"."""
 
 
+_FAVOURITE = re.compile(
+    r"\b[Mm]y (?:new |current |all-time )?favou?rite (?P<what>[a-z][a-z\- ]{1,30}?) "
+    r"(?:is|are) (?:now |still )?(?P<x>[^,;!?\n]{2,60}?)" + _VALUE_END
+)
+_NAME_WORD = r"[A-Z][a-z]{1,20}"
+_AGE_END = (
+    r"(?: years? old)?(?=[.,;!?\n]\s|[.,;!?\n]?$|\s+(?:and|now|today|this|next|last|since|but|so|"
+    r"on|in)\b)"
+)
+_AGE = (
+    re.compile(
+        r"\b(?:[Mm]y (?:son|daughter|kid|child|boy|girl|brother|sister) )?(?P<who>"
+        + _NAME_WORD
+        + r") (?:is|turned|just turned|turns) (?P<age>\d{1,3})"
+        + _AGE_END
+    ),
+    re.compile(r"\b(?P<who>I)(?:'m| am| just turned| turned) (?P<age>\d{1,3})" + _AGE_END),
+)
+"""An age, one current value a person: "Emma turned 8 last week" ends "my daughter Emma is 7"."""
+
+
+def _favourite_or_age(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    """The speaker's favourite of a kind of thing, or someone's age: one current value each."""
+    fav = _FAVOURITE.search(s)
+    if fav is not None:
+        what, x = fav.group("what"), fav.group("x").strip()
+        return _said(
+            subject=_fact_key(speaker),
+            predicate=f"favourite {normalize_key(what)}",
+            object=x,
+            kind="other",
+            statement=f"{speaker}'s favourite {what} is {x}",
+            confidence=0.65,
+            t=t,
+        )
+    for rx in _AGE:
+        m = rx.search(s)
+        if m is None or m.group("who").lower() in _NOT_A_NAME - {"i"}:
+            continue
+        who = speaker if m.group("who") == "I" else m.group("who")
+        return _said(
+            subject=_fact_key(who),
+            predicate="age",
+            object=m.group("age"),
+            kind="other",
+            statement=f"{who} is {m.group('age')} (age)",
+            confidence=0.65,
+            t=t,
+        )
+    return None
+
+
 def _contact(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
     """The speaker's phone number, email, address, handle or time zone, said to the agent."""
     for rx in _MY_VALUE:
@@ -1124,6 +1176,7 @@ def _clause_fact(s: str, t: TurnInput, project: str, chat: bool) -> FactCandidat
             _todo(s, t, project)
             or _reply_language(s, t, speaker)
             or _contact(s, t, speaker)
+            or _favourite_or_age(s, t, speaker)
             or _project_fact(s, t, project)
             or _quit(s, t, speaker)
         )

@@ -679,3 +679,21 @@ def test_a_clause_or_a_piece_of_an_address_titles_no_topic() -> None:
     ]
     titles = [t.title for t in OfflineExtractor().extract_sync(_s(*said)).topics]
     assert not any(t.endswith("moved") or "https" in t.split() for t in titles)
+
+
+def test_a_favourite_and_an_age_keep_one_current_value() -> None:
+    assert _facts_of(
+        "My favourite restaurant is Nopa.",
+        "My new favourite restaurant is Zuni Cafe.",
+        "My daughter Emma is 7.",
+        "Emma turned 8 last week!",
+        "I'm 34 and training for my first marathon.",
+        "I'm 5 minutes away.",
+        "Emma is 7 minutes late.",
+    ) == [
+        ("other", "ann", "favourite restaurant", "Nopa"),
+        ("other", "ann", "favourite restaurant", "Zuni Cafe"),
+        ("other", "emma", "age", "7"),
+        ("other", "emma", "age", "8"),
+        ("other", "ann", "age", "34"),
+    ]
