@@ -44,7 +44,7 @@ from consolidate.rollup import (
 )
 from consolidate.text import utf8_len
 from core.ids import make_id
-from core.timeutil import to_ms
+from core.timeutil import from_ms, to_ms
 from graph.models import Primer, PrimerPeriod
 from graph.repositories.primers import PrimerRepository
 from graph.rows import SessionTurn
@@ -357,7 +357,9 @@ def build_all(
                 key,
                 n.daily(key),
                 [i.id for i in cal.by_day[key]],
-                _midnight(cal.day(key)),
+                # known once its newest source happened: an as-of read earlier that day must not
+                # see what was said later
+                from_ms(max(i.at for i in cal.by_day[key])),
             )
         )
     weeklies: dict[str, Primer] = {}
@@ -371,20 +373,19 @@ def build_all(
                 wk,
                 n.weekly(days),
                 [dailies[dk].id for dk in days],
-                _midnight(cal.day(days[0])),
+                max(dailies[dk].valid_from for dk in days),
             )
         )
     for mk, days in sorted(cal.months.items()):
         if mk not in p.months and b.pid("monthly", mk) in b.existing["monthly"]:
             continue
         wks = sorted({week_key(cal.day(dk)) for dk in days})
-        first = cal.day(days[0])
         b.build(
             "monthly",
             mk,
             n.monthly(days),
             [weeklies[w].id for w in wks],
-            datetime(first.year, first.month, 1, tzinfo=UTC),
+            max(weeklies[w].valid_from for w in wks),
         )
     b.counts.update(daily=len(cal.by_day), weekly=len(cal.weeks), monthly=len(cal.months))
     return dailies, weeklies

@@ -291,3 +291,20 @@ async def test_observations_are_not_primer_material(graph_db, rem_settings):
     assert "Tallinn" in dailies[0].text  # other facts still are
     assert "Quokka" not in dailies[0].text
     assert "Zebrafish" not in dailies[0].text
+
+
+async def test_a_primer_holds_from_its_newest_source_so_an_earlier_as_of_read_never_sees_it(
+    graph_db, rem_settings
+):
+    morning, evening = NOW - timedelta(days=3, hours=8), NOW - timedelta(days=3, hours=2)
+    await _put_talk(graph_db, "ses_a", morning)
+    await _put_talk(graph_db, "ses_b", evening)
+    report = await run_job("rollups", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.status == "succeeded", report.error
+    repo = PrimerRepository(graph_db)
+    [daily] = await repo.list_primers("p", "daily", to_ms(NOW))
+    [weekly] = await repo.list_primers("p", "weekly", to_ms(NOW))
+    # what the evening said was not known at noon: the day's primer starts with its newest source
+    # (an as-of read filters on valid_from like any item's: before the evening it has no primer)
+    assert evening <= daily.valid_from < evening + timedelta(hours=1)
+    assert weekly.valid_from == daily.valid_from

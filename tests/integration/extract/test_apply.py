@@ -338,4 +338,4 @@ async def test_a_replaced_tool_and_a_habit_given_up_end_facts_of_another_key(
     assert {"demo: cache uses Memcached", "user has given up coffee"} <= live
     assert not any("Redis" in x or "two cups" in x for x in live)
     # a statement that only mentions coffee says nothing about drinking it: it stays
-    assert "The user's favourite coffee shop is Blue Bottle." in live
+    assert "user's favourite coffee shop is Blue Bottle" in live
