@@ -8,6 +8,7 @@ again, ids are deterministic, and existing facts are left alone).
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,10 +46,11 @@ from ingest.extract.models import (
     LessonCandidate,
     TopicCandidate,
 )
+from ingest.extract.text import tech_category
 from knowledge.config import CorrectionRules
 from knowledge.habits import ends_habit
 from knowledge.scoring import STATUS_ORDER, correction_status, lesson_quality
-from knowledge.stance import agrees, stance
+from knowledge.stance import USE, agrees, stance
 from knowledge.stance import reverses as reverses_stance
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
@@ -163,6 +165,38 @@ def _lesson_text(c: LessonCandidate) -> str:
 
 def _fact_statement(c: FactCandidate) -> str:
     return c.statement or f"{c.subject} {c.predicate} {c.object}"
+
+
+def _category(stem: str) -> str | None:
+    """The lexicon category of a stance target ("tab" -> "indentation")."""
+    return tech_category(stem) or tech_category(stem + "s")
+
+
+_SCOPE = re.compile(r"\b(?:for|in|on|with)\s+(?P<s>[^.,;!?]+)", re.I)
+
+
+def _scope(rule: str, category: str) -> frozenset[str]:
+    """What a rule is limited to ("for e2e tests"), its category itself being no limit."""
+    m = _SCOPE.search(rule)
+    words = set(content_words(m.group("s"))) if m else set()
+    return frozenset(w for w in words if w not in set(category.split()))
+
+
+def takes_the_place_of(new: str, old: str) -> bool:
+    """Whether instruction `new` says to use another thing of the kind `old` says to use.
+
+    "Use npm from now on" after "Use yarn": one package manager at a time, so the new rule
+    replaces the old (and "use pytest for unit tests" leaves "use playwright for e2e tests").
+    """
+    a, b = stance(new).polarity(), stance(old).polarity()
+    for t, p in a.items():
+        cat = _category(t) if p == USE else None
+        if cat is None:
+            continue
+        for u, q in b.items():
+            if u != t and q == USE and t not in b and _category(u) == cat:
+                return _scope(new, cat) == _scope(old, cat)
+    return False
 
 
 def _ends(c: FactCandidate, f: Fact) -> bool:
@@ -525,6 +559,10 @@ class KnowledgeWriter:
             if same:
                 kept = max(same, key=lambda c: (STATUS_ORDER[c.status], c.reinforcement, c.id))
                 return kept, ("NOOP" if session_id in kept.sessions else "UPDATE"), []
+        if mine and cand.action is None:  # "use npm" after "use yarn": one package manager
+            replaced = [c for c in live if takes_the_place_of(cand.rule_text, c.rule_text)]
+            if replaced:
+                return replaced[0], "INVALIDATE", replaced
         best, sim = hits[0] if hits else (None, 0.0)
         reversal = next((c for c, _ in hits if reverses(cand, c)), None)
         if reversal is not None and cand.action is None:

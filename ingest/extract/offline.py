@@ -111,6 +111,13 @@ _PROCEDURE = re.compile(
     rf"(?:\s+[\w\-]+){{0,3}}?){_END}",
     re.IGNORECASE,
 )
+# "Use tabs for indentation", "use pytest for unit tests": a named tool for a kind of work
+_USE_FOR = re.compile(
+    rf"^{_LEAD}(?:please\s+)?use\s+(?P<x>[\w.+#\-]+(?:\s+[\w.+#\-]+)?)(?:\s+for\s+"
+    rf"(?!(?:this|that|it|now|these|those)\b|the\s+(?:attached|above|following|next)\b)"
+    rf"(?P<y>[a-z][\w\- ]{{2,40}}?))?{_END}",
+    re.IGNORECASE,
+)
 # "We've switched back to npm", "we moved to pnpm": what the project does now
 _WE_SWITCHED = re.compile(
     rf"^{_LEAD}(?:we|i)(?:'ve| have)?\s+(?:now\s+)?(?:switched|moved|gone|migrated|went|changed)\s+"
@@ -339,6 +346,14 @@ def _procedure(clause: str) -> Answer:
     return normalize_rule(x), x, "", False, None
 
 
+def _use_for(clause: str) -> Answer:
+    m = _USE_FOR.match(clause)
+    if not m or not technologies(m.group("x")):
+        return _NEXT
+    x, y = m.group("x").strip(), (m.group("y") or "").strip()
+    return normalize_rule(f"use {x} for {y}" if y else f"use {x}"), f"use {x}", "", False, None
+
+
 def _we_switched(clause: str) -> Answer:
     m = _WE_SWITCHED.match(clause)
     if not m or not (technologies(m.group("x")) or m.group("x")[:1].isupper()):
@@ -461,6 +476,7 @@ _CLAUSE_PARSERS: tuple[Callable[[str], Answer], ...] = (
     _stated(_FROM_NOW, explicit=True),
     _stated(_FROM_NOW_TAIL, explicit=True),
     _we_switched,
+    _use_for,
     _procedure,
     _stated(_TOLD, explicit=False),
     _stated(_WRONG, explicit=False, need_text=True),

@@ -89,6 +89,8 @@ def _chat(*said: tuple[str, str]) -> SessionInput:
         ("Please run tests before you commit.", "Run tests before you commit."),
         ("Remember: tests before every commit.", "Tests before every commit."),
         ("Please reply in Spanish from now on.", "Reply in Spanish."),
+        ("Use tabs for indentation.", "Use tabs for indentation."),
+        ("Use yarn.", "Use yarn."),
     ],
 )
 def test_correction_cues(clause: str, rule: str) -> None:
@@ -113,6 +115,7 @@ def test_correction_cues(clause: str, rule: str) -> None:
         "We had dinner before leaving.",
         "We switched to a new office.",  # no tool named
         "I'll be more careful from now on.",
+        "Use the staging DB for this test.",  # no tool named, and one test
     ],
 )
 def test_not_corrections(clause: str) -> None:

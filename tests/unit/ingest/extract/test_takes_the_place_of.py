@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+import pytest
+
+from ingest.extract.apply import takes_the_place_of
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "replaces"),
+    [
+        ("Use npm from now on.", "Use yarn.", True),  # one package manager at a time
+        ("Spaces are fine now, actually I prefer spaces.", "Use tabs for indentation.", True),
+        ("Use playwright for e2e tests.", "Use pytest for unit tests.", False),  # other scope
+        ("Use pnpm.", "Use pnpm.", False),  # the same thing: a repeat, not a replacement
+        ("Use pytest for unit tests.", "Use yarn.", False),  # another kind of tool
+        ("Do not use npm.", "Use yarn.", False),  # avoiding one names no replacement
+    ],
+)
+def test_a_rule_to_use_another_tool_of_the_same_kind_replaces_the_old(
+    new: str, old: str, replaces: bool
+) -> None:
+    assert takes_the_place_of(new, old) is replaces
