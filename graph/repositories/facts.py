@@ -21,6 +21,7 @@ _CONTRADICTED_BY = Q("fact.contradicted_by")
 _LINK_CONTRADICTS = Q("fact.link_contradicts")
 _SUPERSEDE = Q("fact.supersede")
 _LINK_SUPERSEDES = Q("fact.link_supersedes")
+_RETRACT = Q("fact.retract_many")
 _LIST_ACTIVE = Q("fact.list_active")
 _LIST_BY_PROJECT = Q("fact.list_by_project")
 _SOURCES = Q("fact.sources")
@@ -90,6 +91,13 @@ class FactRepository(DerivedRepository[Fact]):
         rows = [{"old_id": s.old_id, "new_id": s.new_id, "valid_to": s.valid_to} for s in items]
         out = await self._db.write(_SUPERSEDE, rows=rows, now=now)
         return [r["old_id"] for r in out]
+
+    async def retract(self, ids: Sequence[str], *, now: int) -> list[str]:
+        """Retract facts found wrong (`expired_at` = now, valid time untouched); those retracted."""
+        if not ids:
+            return []
+        out = await self._db.write(_RETRACT, ids=list(ids), now=now)
+        return [r["id"] for r in out]
 
     async def link_supersedes(self, items: Sequence[Supersession]) -> None:
         """Only link `(new)-[:SUPERSEDES]->(old)`, closing nothing (a fact learned late)."""

@@ -758,7 +758,12 @@ class KnowledgeWriter:
             )
         ended = await self._ended_by(r, now)
         out = await assert_facts(
-            self.facts, r.project, list(facts.values()), now_ms=now, contradicts=ended
+            self.facts,
+            r.project,
+            list(facts.values()),
+            now_ms=now,
+            contradicts=ended,
+            corrects=frozenset(_fact_id(r.project, c) for c in r.facts if c.corrects),
         )
         report.facts_added += len(out.added)
         report.facts_reinforced += len(out.reinforced)

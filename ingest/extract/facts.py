@@ -61,6 +61,8 @@ class _Plan:
     """Current facts the new ones close."""
     late_links: list[Supersession] = field(default_factory=list)
     """Current facts that supersede a new fact learned late about an earlier time."""
+    retract: list[tuple[str, str]] = field(default_factory=list)
+    """`(new, old)`: current facts a new one says were wrong, retracted in record time."""
 
 
 def _holds(old: Fact, f: Fact) -> bool:
@@ -76,6 +78,23 @@ def _restated(same: Fact, f: Fact) -> Fact:
             "confidence": min(0.99, max(same.confidence, f.confidence) + 0.05),
         }
     )
+
+
+def _correct(
+    f: Fact, live: list[Fact], now_ms: int, plan: _Plan, out: FactOutcome
+) -> tuple[Fact, list[Fact]]:
+    """Fit a fact that says the current value of its key was wrong ("I misspoke: ...").
+
+    The wrong one is retracted in record time (reads at an earlier knownAt still show it); the
+    new one holds from when the wrong one did, since it was true all along.
+    """
+    f_from = to_ms(f.valid_from)
+    wrong = [o for o in live if o.valid_to is None and to_ms(o.valid_from) <= f_from]
+    start = min([f.valid_from, *(o.valid_from for o in wrong)])
+    new = f.model_copy(update={"recorded_at": from_ms(now_ms), "valid_from": start})
+    plan.retract.extend((f.id, o.id) for o in wrong)
+    out.invalidated.extend(o.id for o in wrong)
+    return new, [*(o for o in live if o not in wrong), new]
 
 
 def _place(
@@ -122,6 +141,7 @@ def _plan(
     live: dict[tuple[str, str], list[Fact]],
     now_ms: int,
     out: FactOutcome,
+    corrects: frozenset[str] = frozenset(),
 ) -> _Plan:
     """Decide, oldest event first, what each new fact adds, restates or closes."""
     plan = _Plan()
@@ -137,7 +157,8 @@ def _plan(
             live[k] = [merged if o.id == same.id else o for o in live[k]]
             out.reinforced.append(same.id)
             continue
-        new, live[k] = _place(f, live[k], now_ms, plan, out)
+        fit = _correct if f.id in corrects else _place
+        new, live[k] = fit(f, live[k], now_ms, plan, out)
         plan.to_write[new.id] = new
         out.added.append(new.id)
     return plan
@@ -149,6 +170,9 @@ async def _write(repo: FactRepository, plan: _Plan, out: FactOutcome, now_ms: in
         await repo.supersede(plan.supersede, now=now_ms)
     if plan.late_links:
         await repo.link_supersedes(plan.late_links)
+    if plan.retract:
+        await repo.retract([old for _, old in plan.retract], now=now_ms)
+        await repo.link_contradicts(plan.retract)
     pairs = [
         (fid, t)
         for fid in (*out.added, *out.reinforced)
@@ -186,6 +210,7 @@ async def assert_facts(
     *,
     now_ms: int,
     contradicts: Sequence[tuple[str, str]] = (),
+    corrects: frozenset[str] = frozenset(),
 ) -> FactOutcome:
     """Add `facts` to `project`, applying the scoped invalidation rule.
 
@@ -196,6 +221,8 @@ async def assert_facts(
         now_ms: record time of this change (epoch ms).
         contradicts: explicit `(new_id, old_id)` contradiction links; the old fact is invalidated
             like a same-key one, whatever its predicate.
+        corrects: ids of new facts that say the current value of their key was wrong: that one
+            is retracted in record time, and the new one holds from when it did.
 
     Returns:
         Ids added, reinforced (restated), invalidated and left unchanged (already stored).
@@ -211,6 +238,6 @@ async def assert_facts(
     live: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     for f in await repo.live_by_keys(project, sorted({_key(f) for f in fresh}), now=now_ms):
         live[_key(f)].append(f)
-    await _write(repo, _plan(project, fresh, live, now_ms, out), out, now_ms)
+    await _write(repo, _plan(project, fresh, live, now_ms, out, corrects), out, now_ms)
     await _close_contradicted(repo, fresh, contradicts, out, now_ms)
     return out

@@ -499,7 +499,7 @@ def correction_from_clause(clause: str) -> Parsed | None:
 _OBJ = r"(?P<obj>[A-Za-z0-9][\w.+#\- ]{0,40}?)"
 _DECIDE = re.compile(
     r"\b(?:(?P<lead>let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|"
-    r"we decided to|decided to)|"
+    r"we decided to|decided to|i meant(?: to say)?)|"
     r"(?:i|we) (?:chose|choose|picked|pick)|decision:|going with|"
     r"we(?:'re| are) going with|we (?:now |currently )?use|standardi[sz](?:e|ed|ing) on|"
     r"we(?:'ll| will|'re| are)? (?:stay(?:ing)?|stick(?:ing)?|keep(?:ing)?|remain(?:ing)?) "
@@ -793,6 +793,12 @@ _NO_DIET = re.compile(  # "I'm not vegan" alone says what the diet is not, not t
     r"\b[Ii](?:(?:'m| am) no longer(?: an?)?|(?:'ve| have)? stopped being(?: an?)?|"
     r"(?:'m| am) not(?: an?)?(?= \S+ any ?more\b)) " + _DIETS
 )
+_MISTAKE = re.compile(
+    r"\b(?:I mis-?spoke|I misspelled|(?:that|it) was a typo|typo[:,]|I meant\b|my mistake|"
+    r"I was wrong|I got (?:that|it) wrong|scratch that|not what I meant|I mixed (?:that|it) up)",
+    re.IGNORECASE,
+)
+"""A turn that corrects a mistake of the speaker's: what it states was true all along."""
 _NOT_DECISION_OBJ = re.compile(
     r"^(?:it|this|that|them|him|her|me|you|us|a|an|the|some|go|do|see|try|get|make|have|be|"
     r"talk|chat|catch|hang|meet|know|start|keep|just|now|again|sure|both)\b",
@@ -2085,11 +2091,15 @@ class OfflineExtractor:
         for t in session.turns:
             if t.role not in ("user", "assistant") or t.tool_name:
                 continue
+            # "I misspoke: I work at Initrode": what this turn states corrects a mistake
+            mistake = t.role == "user" and not chat and _MISTAKE.search(t.text) is not None
             for clause in _clauses(t.text):
                 for s in decision_parts(clause):
                     found = _clause_fact(s, t, session.project, chat)
                     if found is not None:
-                        out.append(found)
+                        out.append(
+                            found.model_copy(update={"corrects": True}) if mistake else found
+                        )
         out += _todo_list_facts(session.turns)
         # a turn that states a fact of its own (a diet, a decision) needs no observation besides
         told = {tid for f in out for tid in f.turn_ids}

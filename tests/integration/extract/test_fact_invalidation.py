@@ -205,3 +205,23 @@ async def test_a_new_value_keeps_the_kind_of_thing_the_old_one_was(graph_db: Gra
         "Quarkbase": "analytics store uses Quarkbase (database)",
         "Hopper": "job queue uses Hopper",  # nothing replaced: nothing to inherit
     }
+
+
+async def test_a_fact_said_to_correct_a_mistake_retracts_the_wrong_one(graph_db: GraphDB) -> None:
+    repo = FactRepository(graph_db)
+    now = now_ms() - 60_000
+    wrong = _fact("p", "user", "works at", "Initech", day=0)
+    await assert_facts(repo, "p", [wrong], now_ms=now)
+    right = _fact("p", "user", "works at", "Initrode", day=30)
+    out = await assert_facts(repo, "p", [right], now_ms=now + 1000, corrects=frozenset({right.id}))
+    assert out.invalidated == [wrong.id]
+    # at any asOf, as known now: Initrode, all along; as known before the correction: Initech
+    for day in (5, 40):
+        as_of = to_ms(T0 + timedelta(days=day))
+        got = await repo.list_active("p", as_of=as_of, known_at=now + 2000)
+        assert [f.object for f in got] == ["Initrode"], day
+    before = await repo.list_active("p", as_of=to_ms(T0 + timedelta(days=5)), known_at=now + 500)
+    assert [f.object for f in before] == ["Initech"]
+    # the wrong one keeps its valid interval: it was retracted, not ended
+    [old] = [f for f in await repo.list_by_project("p") if f.id == wrong.id]
+    assert old.valid_to is None and old.expired_at is not None

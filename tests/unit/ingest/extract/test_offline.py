@@ -700,3 +700,16 @@ def test_a_favourite_and_an_age_keep_one_current_value() -> None:
         ("other", "emma", "age", "8"),
         ("other", "ann", "age", "34"),
     ]
+
+
+def test_what_a_turn_correcting_a_mistake_states_is_marked_as_a_correction() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "I work at Initech."),
+            ("user", "Sorry, I misspoke earlier: I work at Initrode, not Initech."),
+            ("user", "That was a typo, I meant Postgres for the analytics database."),
+            ("user", "I meant to call you."),  # no name: no decision
+        )
+    )
+    got = [(f.object, f.corrects) for f in r.facts if f.kind != "observation"]
+    assert got == [("Initech", False), ("Initrode", True), ("Postgres", True)]
