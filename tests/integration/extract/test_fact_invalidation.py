@@ -224,4 +224,5 @@ async def test_a_fact_said_to_correct_a_mistake_retracts_the_wrong_one(graph_db:
     assert [f.object for f in before] == ["Initech"]
     # the wrong one keeps its valid interval: it was retracted, not ended
     [old] = [f for f in await repo.list_by_project("p") if f.id == wrong.id]
-    assert old.valid_to is None and old.expired_at is not None
+    assert old.valid_to is None
+    assert old.expired_at is not None
