@@ -643,12 +643,19 @@ _REPLY_LANGUAGE = re.compile(
 _NEGATED_BEFORE = re.compile(r"\b(?:don't|dont|do not|never|stop|no longer|not)\b", re.I)
 
 
-def _reply_language(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
-    """The reply language of "please reply in Spanish", "you can answer in English again"."""
+def _reply_language_of(s: str) -> str | None:
+    """The reply language "please reply in Spanish", "you can answer in English again" ask for."""
     m = _REPLY_LANGUAGE.search(s)
     if m is None or _NEGATED_BEFORE.search(m.group("before")):
         return None
-    lang = m.group("lang").title()
+    return m.group("lang").title()
+
+
+def _reply_language(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
+    """The reply language the speaker asks for, as a fact of one current value."""
+    lang = _reply_language_of(s)
+    if lang is None:
+        return None
     return _said(
         subject=_fact_key(speaker),
         predicate="reply language",
@@ -1312,34 +1319,46 @@ def _standing(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
 
     One current diet (a new one ends the old); allergies add up. Told to an agent, it is a
     standing preference (`kind="preference"`: in force in every answer, like a rule); between
-    people it is a personal fact.
+    people it is a personal fact. One said to no longer hold ("I'm not allergic to shellfish
+    after all") ends the one said before and is a plain fact: nothing any answer must respect.
     """
     kind: FactKind = "other" if chat else "preference"
-    ended = _standing_ended(s, t, speaker)
-    if ended is not None:
-        return ended
-    dm = next((m for rx in _DIET if (m := rx.search(s))), None)
-    if dm is not None:
-        diet = dm.group("d").lower()
-        return _said(
-            subject=_fact_key(speaker),
-            predicate="diet",
-            object=diet,
-            kind=kind,
-            statement=f"{speaker} is {diet} (diet)",
-            confidence=0.7,
-            t=t,
-        )
-    am = _ALLERGY.search(s)
-    if am is None:
-        return None
-    what = am.group("x").strip()
+    if (nd := _NO_DIET.search(s)) is not None:
+        return _diet(nd.group("d"), t, speaker, None)
+    if (na := _NO_ALLERGY.search(s)) is not None:
+        return _allergy(na.group("x"), t, speaker, None)
+    if (dm := next((m for rx in _DIET if (m := rx.search(s))), None)) is not None:
+        return _diet(dm.group("d"), t, speaker, kind)
+    if (am := _ALLERGY.search(s)) is not None:
+        return _allergy(am.group("x"), t, speaker, kind)
+    return None
+
+
+def _diet(diet: str, t: TurnInput, speaker: str, kind: FactKind | None) -> FactCandidate:
+    """The speaker's diet (`kind` None: the diet no longer holds)."""
+    diet = diet.lower()
+    return _said(
+        subject=_fact_key(speaker),
+        predicate="diet",
+        object=diet if kind else f"no longer {diet}",
+        kind=kind or "other",
+        statement=f"{speaker} is {diet} (diet)"
+        if kind
+        else f"{speaker} is no longer {diet} (diet)",
+        confidence=0.7,
+        t=t,
+    )
+
+
+def _allergy(what: str, t: TurnInput, speaker: str, kind: FactKind | None) -> FactCandidate:
+    """The speaker's allergy (`kind` None: they are not allergic after all)."""
+    what = what.strip()
     return _said(
         subject=_fact_key(speaker),
         predicate=f"allergic to {normalize_key(what)}",
-        object=what,
-        kind=kind,
-        statement=f"{speaker} is allergic to {what}",
+        object=what if kind else "not allergic",
+        kind=kind or "other",
+        statement=f"{speaker} is {'' if kind else 'not '}allergic to {what}",
         confidence=0.7,
         t=t,
     )
@@ -1615,38 +1634,6 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
             t=t,
         )
     return None
-
-
-def _standing_ended(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
-    """An allergy or a diet the speaker says no longer holds: it ends the one said before.
-
-    What is left is a plain fact (kind `other`): nothing any answer must respect.
-    """
-    nd = _NO_DIET.search(s)
-    if nd is not None:
-        diet = nd.group("d").lower()
-        return _said(
-            subject=_fact_key(speaker),
-            predicate="diet",
-            object=f"no longer {diet}",
-            kind="other",
-            statement=f"{speaker} is no longer {diet} (diet)",
-            confidence=0.7,
-            t=t,
-        )
-    na = _NO_ALLERGY.search(s)
-    if na is None:
-        return None
-    what = na.group("x").strip()
-    return _said(
-        subject=_fact_key(speaker),
-        predicate=f"allergic to {normalize_key(what)}",
-        object="not allergic",
-        kind="other",
-        statement=f"{speaker} is not allergic to {what}",
-        confidence=0.7,
-        t=t,
-    )
 
 
 def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate | None:
@@ -2032,7 +2019,7 @@ class OfflineExtractor:
                 continue
             after_lift = False
             for clause in _clauses(t.text):
-                if _reply_language(clause, t, t.role) is not None:
+                if _reply_language_of(clause) is not None:
                     continue  # the reply language is a fact of one current value
                 replacement = _replacement(clause, t) if after_lift else None
                 if replacement is not None:
