@@ -24,6 +24,7 @@ _USAGE = Q("admin.project_usage")
 _PURGE_TOPICS = Q("admin.purge_project_topics")
 _UNLIST_TOPICS = Q("admin.unlist_project_topics")
 _PURGE_NODES = Q("admin.purge_project_nodes")
+_NEW_EPOCH = Q("turn_index.new_epoch")
 _PURGE_KEYS = Q("admin.purge_project_keys")
 _PURGE_LOCKS = Q("admin.purge_locks")
 _PURGE_FILES = Q("admin.purge_source_files")
@@ -69,6 +70,7 @@ async def purge_project(
     topics = await db.write(_PURGE_TOPICS, project=project)
     await db.write(_UNLIST_TOPICS, project=project)
     nodes = await db.autocommit(_PURGE_NODES, project=project)
+    await db.write(_NEW_EPOCH)  # in-process turn indexes hold deleted turns: load them again
     keys = await db.write(_PURGE_KEYS, project=project)
     locks = await db.write(_PURGE_LOCKS, ids=list(lock_ids)) if lock_ids else []
     files = await db.write(_PURGE_FILES, paths=list(paths)) if paths else []

@@ -45,6 +45,11 @@ class RankingSection(BaseModel):
     """A scope (the key's projects) of at most this many turns, too small a share of the graph
     for the vector index's nearest overall to hold enough of its turns, has each of its turns
     scored instead (`recall.vectors`; 0: always the index)."""
+    turn_index_max_turns: int = Field(default=300_000, ge=0)
+    """Most turns the API holds in its in-process turn index (`recall.turn_index`; about 1.7 KB
+    each with a 384-d embedding). A `context` call over one project held there searches its turns
+    in process, exactly and without the engine's turn queries; a project past the room left is
+    searched by the engine. 0 turns the index off."""
     knowledge_candidates: int = Field(default=20, ge=0, le=500)
     """How many lessons, corrections and facts each fulltext search returns (0: none)."""
     expand_top: int = Field(default=20, ge=0, le=500)

@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+import numpy as np
+
 from ai.embed import Embedder
 from core.text import QUERY_STOPWORDS, unicode_words
 from core.timeutil import from_ms, now_ms
@@ -39,6 +41,7 @@ from recall.ranking import (
     score_candidates,
 )
 from recall.search import SearchMode, fuse_hits
+from recall.turn_index import Bm25Params, ProjectTurns, TurnIndexes
 from recall.understand import QueryIntent, understand
 from recall.vectors import MAX_OVERSAMPLE, vector_plan
 
@@ -109,6 +112,16 @@ class _Found:
     vector: list[TurnHit]
     knowledge_text: list[KnowledgeHit]
     knowledge_vector: list[KnowledgeHit]
+    similarities: np.ndarray | None = None
+    """Every indexed turn's cosine to the query (the turn index's search), else None."""
+
+
+def _query_words(text: str) -> list[str]:
+    """The query's words, stop words dropped, each once.
+
+    Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
+    """
+    return list(dict.fromkeys(w for w in unicode_words(text) if w not in QUERY_STOPWORDS))
 
 
 class _Refreshing(Generic[K, V]):
@@ -159,6 +172,7 @@ class RetrievalService:
         self._speakers = _Refreshing(_SPEAKER_TTL_S, self._load_speakers)
         self._stats = _Refreshing(_SPEAKER_TTL_S, self._load_stats)
         self._df: dict[str, tuple[float, int]] = {}
+        self.turn_index = TurnIndexes(repo, max_turns=ranking.turn_index_max_turns)
 
     @property
     def _match_cap(self) -> int:
@@ -227,8 +241,7 @@ class RetrievalService:
         `projects` estimated from the index-wide count (searched words are counted in their
         matches).
         """
-        # Words only: engine query syntaxes treat much punctuation (`?`, `-`, `@`) as operators.
-        words = list(dict.fromkeys(w for w in unicode_words(text) if w not in QUERY_STOPWORDS))
+        words = _query_words(text)
         budget = self.ranking.fulltext_match_budget
         if not words or not projects or budget <= 0:
             return words, words, {}
@@ -303,13 +316,15 @@ class RetrievalService:
         texts: dict[str, str],
         projects: tuple[str, ...],
         df: dict[str, int],
+        index: ProjectTurns | None = None,
     ) -> dict[str, float]:
         """BM25 of `texts` for `words` with the turn statistics of `projects`.
 
         Turns and knowledge items are scored with it, so both are on one scale; `df` holds the
-        estimated frequencies of words not searched.
+        estimated frequencies of words not searched. The statistics are the turn index's when
+        the project is held there.
         """
-        n_docs, avgdl = await self.turn_stats(projects)
+        n_docs, avgdl = index.stats() if index is not None else await self.turn_stats(projects)
         return await asyncio.to_thread(  # CPU-bound: off the event loop
             bm25,
             words,
@@ -415,6 +430,58 @@ class RetrievalService:
         )
         return _Found(ft, vec, kn, kv)
 
+    async def _search_indexed(
+        self,
+        index: ProjectTurns,
+        intent: QueryIntent,
+        projects: tuple[str, ...],
+        vector: list[float] | None,
+        *,
+        as_of: int,
+        known_at: int,
+        knowledge: bool,
+    ) -> tuple[Terms, _Found]:
+        """`_search` with the turns searched in the project's turn index (`recall.turn_index`).
+
+        Document frequencies are exact there, so every query word is searched and none is
+        estimated; the knowledge searches still go to the engine, their words pruned by those
+        frequencies as `search_words` prunes them.
+        """
+        w = self.ranking
+        words = _query_words(intent.keyword_query)
+        df = index.document_frequency(words)
+        budget = w.fulltext_match_budget
+        searched = prune_terms(df, budget) if words and budget > 0 else words
+        sims = None if vector is None else index.similarities(np.asarray(vector, np.float32))
+        ft = index.fulltext(
+            words,
+            as_of=as_of,
+            known_at=known_at,
+            k=w.fulltext_pool,
+            params=Bm25Params(w.bm25_k1, w.bm25_b),
+        )
+        vec = index.vector(sims, as_of=as_of, known_at=known_at, k=w.vector_candidates)
+        kw = w.knowledge_candidates if knowledge else 0
+        kn, kv = await asyncio.gather(
+            self._repo.knowledge_fulltext(
+                " ".join(searched) if kw else "",
+                projects,
+                k=kw,
+                cap=self._match_cap,
+                as_of=as_of,
+                known_at=known_at,
+            ),
+            self._repo.knowledge_vector(
+                vector if kw else None,
+                projects,
+                k=kw,
+                k_search=kw * MAX_OVERSAMPLE,
+                as_of=as_of,
+                known_at=known_at,
+            ),
+        )
+        return (words, searched, df), _Found(ft, vec, kn, kv, sims)
+
     async def candidates(
         self,
         query: str,
@@ -434,36 +501,64 @@ class RetrievalService:
         """
         w = self.ranking
         t0 = time.perf_counter()
-        terms = await self.search_words(intent.keyword_query, projects)
         with_knowledge = knowledge and w.knowledge_candidates > 0
-        found = await self._search(
-            intent,
-            terms,
-            projects,
-            vector,
-            as_of=as_of,
-            known_at=known_at,
-            knowledge=with_knowledge,
-        )
+        index = await self.turn_index.current(projects)
+        if index is not None:
+            terms, found = await self._search_indexed(
+                index,
+                intent,
+                projects,
+                vector,
+                as_of=as_of,
+                known_at=known_at,
+                knowledge=with_knowledge,
+            )
+        else:
+            terms = await self.search_words(intent.keyword_query, projects)
+            found = await self._search(
+                intent,
+                terms,
+                projects,
+                vector,
+                as_of=as_of,
+                known_at=known_at,
+                knowledge=with_knowledge,
+            )
         t1 = time.perf_counter()
         ranks = list_ranks(
             ((FULLTEXT, found.fulltext[: w.fulltext_candidates]), (VECTOR, found.vector))
         )
         top = self._expansion_heads(ranks)
         cosine_of = {h.id: h.score for h in found.vector}
-        rows, of_turns = await asyncio.gather(
-            self._repo.turns_fetch(
-                list(ranks),
-                projects,
-                top=top if w.neighbour_window > 0 else [],
-                window=w.neighbour_window,
-                vector=vector,
-                scored=cosine_of,
-            ),
-            self._repo.knowledge_of_turns(
-                top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
-            ),
+        of_turns_read = self._repo.knowledge_of_turns(
+            top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
         )
+        if index is not None:
+            of_turns = await of_turns_read
+            rows = index.facts(
+                list(ranks),
+                top,
+                w.neighbour_window,
+                as_of=as_of,
+                known_at=known_at,
+                sims=found.similarities,
+                scored=cosine_of,
+            )
+            known_text = index.texts_of(r.id for r in rows)
+        else:
+            rows, of_turns = await asyncio.gather(
+                self._repo.turns_fetch(
+                    list(ranks),
+                    projects,
+                    top=top if w.neighbour_window > 0 else [],
+                    window=w.neighbour_window,
+                    vector=vector,
+                    scored=cosine_of,
+                ),
+                of_turns_read,
+            )
+            # None for the rest: read later, for the few that need it
+            known_text = {h.id: h.text for h in found.fulltext if h.text is not None}
         derived = of_turns.live
         pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector)
         t2 = time.perf_counter()
@@ -473,8 +568,7 @@ class RetrievalService:
             rows,
             ranks,
             bm25_of={h.id: h.score for h in found.fulltext},
-            # None for the rest: read later, for the few that need it
-            known_text={h.id: h.text for h in found.fulltext if h.text is not None},
+            known_text=known_text,
             window=w.neighbour_window,
             cosine_of=cosine_of,
         )
@@ -482,7 +576,7 @@ class RetrievalService:
         stale = of_turns.superseded.difference(t for h in derived for t in h.turn_ids)
         if stale:
             out = [dataclasses.replace(c, superseded=True) if c.id in stale else c for c in out]
-        out.extend(await self._knowledge_candidates(terms, projects, pool))
+        out.extend(await self._knowledge_candidates(terms, projects, pool, index))
         return out
 
     def _expansion_heads(self, ranks: dict[str, dict[str, int]]) -> list[str]:
@@ -511,7 +605,11 @@ class RetrievalService:
         return KnowledgePool.gather(found.knowledge_text, found.knowledge_vector, derived, sims)
 
     async def _knowledge_candidates(
-        self, terms: Terms, projects: tuple[str, ...], pool: KnowledgePool
+        self,
+        terms: Terms,
+        projects: tuple[str, ...],
+        pool: KnowledgePool,
+        index: ProjectTurns | None = None,
     ) -> list[Candidate]:
         """Knowledge items found by fulltext, by embedding or from the best hits' turns.
 
@@ -524,7 +622,7 @@ class RetrievalService:
             return []
         words, _, df = terms
         lexical = await self._bm25(
-            words, {kid: h.text for kid, h in pool.hits.items()}, projects, df
+            words, {kid: h.text for kid, h in pool.hits.items()}, projects, df, index
         )
         return pool.candidates(lexical, now)
 

@@ -4,6 +4,7 @@
 // returns: count
 // why: idempotent bulk write, one round trip per batch. A re-upsert keeps the first recorded_at and
 //      never reopens a closed node (interval ends only shrink); the embedding is written apart.
+//      The sessions written move the turn clock (their quality ranks their turns).
 UNWIND $rows AS row
 MERGE (n:Session {id: row.id})
 WITH n, row, n.recorded_at AS rec, n.valid_to AS vto, n.expired_at AS exp
@@ -11,4 +12,7 @@ SET n += row
 SET n.recorded_at = coalesce(rec, row.recorded_at),
     n.valid_to = CASE WHEN vto IS NULL OR vto > row.valid_to THEN row.valid_to ELSE vto END,
     n.expired_at = CASE WHEN exp IS NULL OR exp > row.expired_at THEN row.expired_at ELSE exp END
-RETURN count(n) AS count
+WITH collect(n.id) AS changed, collect(DISTINCT n.project) AS changed_in, 'session' AS change_kind
+// include: turn_index.bump
+WITH size(changed) AS written, count(*) AS logged
+RETURN written AS count

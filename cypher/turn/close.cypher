@@ -4,7 +4,8 @@
 // returns: id
 // why: nothing is deleted: closing ends the event interval at `at` (unless it already ended) and
 //      expires the record at `now`, for the node and every live relationship touching it (an edge
-//      cannot outlive its endpoint); already expired records are left alone.
+//      cannot outlive its endpoint); already expired records are left alone. Moves the
+//      turn clock.
 UNWIND $ids AS id
 MATCH (n:Turn {id: id})
 WHERE n.expired_at > $now
@@ -15,4 +16,8 @@ OPTIONAL MATCH (n)-[r]-()
 WHERE r.expired_at > $now
 SET r.valid_to = CASE WHEN r.valid_to > $at THEN $at ELSE r.valid_to END,
     r.expired_at = $now
-RETURN DISTINCT n.id AS id
+WITH collect(DISTINCT n.id) AS changed, collect(DISTINCT n.project) AS changed_in, 'turn' AS change_kind
+// include: turn_index.bump
+WITH changed, count(*) AS logged
+UNWIND changed AS id
+RETURN id AS id

@@ -32,6 +32,10 @@ _KNOWLEDGE_VECTOR = Q("recall.knowledge_vector")
 _KNOWLEDGE_SIMILARITY = Q("recall.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("recall.knowledge_of_turns")
 _RULES_IN_FORCE = Q("recall.rules_in_force")
+_INDEX_TURNS = Q("turn_index.turns")
+_INDEX_TURNS_BY_ID = Q("turn_index.turns_by_id")
+_INDEX_SESSIONS = Q("turn_index.sessions")
+_TURN_CHANGES = Q("turn_index.changes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +127,42 @@ class TurnStats:
     """Mean turn length in characters (0 without turns)."""
 
 
+@dataclass(frozen=True)
+class IndexedTurn:
+    """One turn as the in-process turn index holds it (`recall.turn_index`)."""
+
+    id: str
+    session_id: str | None
+    ordinal: int | None
+    speaker: str
+    tokens: int
+    valid_from: int | None
+    valid_to: int | None
+    """Raw, the `OPEN` sentinel included: the index compares it as the engine does."""
+    recorded_at: int | None
+    expired_at: int | None
+    vector_pending: bool
+    text: str
+    embedding: list[float] | None
+
+
+def _indexed_turn(r: Mapping[str, Any]) -> IndexedTurn:
+    return IndexedTurn(
+        id=r["id"],
+        session_id=r["session_id"],
+        ordinal=_opt_int(r["ordinal"]),
+        speaker=r["speaker"] or "",
+        tokens=int(r["tokens"] or 0),
+        valid_from=_opt_int(r["valid_from"]),
+        valid_to=_opt_int(r["valid_to"]),
+        recorded_at=_opt_int(r["recorded_at"]),
+        expired_at=_opt_int(r["expired_at"]),
+        vector_pending=bool(r["vector_pending"]),
+        text=r["text"] or "",
+        embedding=r["embedding"],
+    )
+
+
 def _opt_float(v: Any) -> float | None:
     return None if v is None else float(v)
 
@@ -179,6 +219,11 @@ class RecallRepository:
 
     def __init__(self, db: GraphDB) -> None:
         self._db = db
+
+    @property
+    def db(self) -> GraphDB:
+        """The engine this repository reads."""
+        return self._db
 
     async def turn_fulltext(
         self,
@@ -322,6 +367,40 @@ class RecallRepository:
         rows = await self._db.read(_TURN_TERM_DF, words=searchable) if searchable else []
         got = {r["word"]: int(r["df_all"] or 0) for r in rows}
         return {w: got.get(q, 0) for w, q in engine_word.items()}
+
+    async def indexed_turns(self, project: str, *, after: str, limit: int) -> list[IndexedTurn]:
+        """Up to `limit` turns of `project` by id after `after` (loading the turn index)."""
+        rows = await self._db.read(_INDEX_TURNS, projects=[project], after=after, limit=limit)
+        return [_indexed_turn(r) for r in rows]
+
+    async def indexed_turns_by_id(self, project: str, ids: Sequence[str]) -> list[IndexedTurn]:
+        """The turns of `project` among `ids` (refreshing the turn index)."""
+        if not ids:
+            return []
+        rows = await self._db.read(_INDEX_TURNS_BY_ID, projects=[project], ids=list(ids))
+        return [_indexed_turn(r) for r in rows]
+
+    async def turn_changes(self, project: str, since: int) -> tuple[list[str], list[str]]:
+        """(turn ids, session ids) the writes in `project` logged after the clock's `since` changed.
+
+        Ids of other projects a write touched too are among them; reading them back is scoped.
+        """
+        rows = await self._db.read(_TURN_CHANGES, since=since, projects=[project])
+        turns: dict[str, None] = {}
+        sessions: dict[str, None] = {}
+        for r in rows:
+            into = sessions if r["kind"] == "session" else turns
+            into.update(dict.fromkeys(r["ids"] or ()))
+        return list(turns), list(sessions)
+
+    async def session_quality(
+        self, project: str, ids: Sequence[str] | None = None
+    ) -> dict[str, float | None]:
+        """Session id -> quality of `project`'s sessions (all, or those among `ids`)."""
+        rows = await self._db.read(
+            _INDEX_SESSIONS, projects=[project], ids=None if ids is None else list(ids)
+        )
+        return {r["id"]: _opt_float(r["quality"]) for r in rows}
 
     async def knowledge_fulltext(
         self,

@@ -85,7 +85,10 @@ async def test_a_word_in_most_turns_reads_at_most_the_match_budget(graph_db) -> 
 
 
 async def test_ranking_work_runs_off_the_event_loop(graph_db, monkeypatch) -> None:
-    """BM25, scoring and packing are CPU-bound: they run in worker threads, never on the loop."""
+    """BM25, scoring and packing are CPU-bound: they run in worker threads, never on the loop.
+
+    (Over the engine's matches; the in-process turn index searches on the loop by design.)
+    """
     import threading
 
     import recall.retrieval as retrieval
@@ -102,7 +105,7 @@ async def test_ranking_work_runs_off_the_event_loop(graph_db, monkeypatch) -> No
 
     for name in ("bm25", "score_candidates", "mmr_pack"):
         monkeypatch.setattr(retrieval, name, spy(name, getattr(retrieval, name)))
-    svc = RetrievalService(RecallRepository(graph_db), None, RankingSection())
+    svc = RetrievalService(RecallRepository(graph_db), None, RankingSection(turn_index_max_turns=0))
     out = await svc.context(
         "falkordb restart after deploy", ("alpha",), limit=5, token_budget=500, use_vector=False
     )

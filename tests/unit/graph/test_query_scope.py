@@ -77,5 +77,6 @@ def test_the_owned_labels_are_the_labels_queries_use() -> None:
         for f in (ROOT / "cypher").rglob("*.cypher")
         for m in re.findall(r"\(\s*\w*\s*:\s*([A-Z][a-z]\w*)", f.read_text())
     }
-    shared = {"ApiKey", "JobLock", "SchemaMigration"}  # keys list their projects; locks; schema
+    # keys list their projects; locks; schema; the turn clock and its log of changed ids
+    shared = {"ApiKey", "JobLock", "SchemaMigration", "TurnClock", "TurnChange"}
     assert used - shared == PROJECT_LABELS

@@ -1,0 +1,443 @@
+"""The in-process turn index: a project's turns held by the API, searched without the engine.
+
+`context` over a single project finds its turn candidates here: BM25 over postings built once per
+turn (the stems `recall.lexical` uses), exact cosine similarity over the embeddings, and each
+candidate's columns, neighbours and text. The engine answers only the knowledge reads.
+
+It is exact, never stale: every write to a turn or a session moves the graph's turn clock inside
+the same transaction and logs the ids it changed under the new sequence number
+(`cypher/turn_index/bump.cypher`). Each `context` call reads the clock (one small query); when it
+moved, the turns and sessions logged after the index's number are read and applied before the
+search runs (one caller refreshes, the others wait for it). Deleting turns (purging a project)
+starts a new clock epoch, and a new epoch loads the project again in full. As-of reads filter by
+the same four interval columns the engine queries do.
+
+Search and updates run on the event loop (no thread touches the arrays), so a search never sees
+half an update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from array import array
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from core.timeutil import OPEN
+from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
+from graph.repositories.turn_clock import TurnClock, TurnClockRepository
+from recall.lexical import tokenize
+
+log = logging.getLogger("remgraph.recall.turn_index")
+
+_PAGE = 2000
+_BLOCK = 4096
+"""Rows per vector block: an embedding written updates one block in place, appends fill the last."""
+_NEVER = np.iinfo(np.int64).max
+_BLAS = ThreadpoolController()
+"""One BLAS thread per product: a 25K x 384 product is memory-bound, and a second thread only
+doubled its CPU time (measured: 45 vs 22 CPU-ms per request at 100K turns)."""
+_CHARS_PER_WORD = 5.5
+"""As `RetrievalService` turns mean characters into mean words for BM25 (`turn_stats`)."""
+
+
+def _lo(v: int | None) -> int:
+    """An interval start; a missing one is never reached (a null compares false in Cypher)."""
+    return _NEVER if v is None else v
+
+
+def _hi(v: int | None) -> int:
+    """An interval end; a missing one is already past."""
+    return -_NEVER if v is None else v
+
+
+@dataclass(frozen=True)
+class Bm25Params:
+    """BM25 constants (`RankingSection.bm25_k1`, `bm25_b`)."""
+
+    k1: float
+    b: float
+
+
+class ProjectTurns:
+    """Every turn of one project: columns, postings and embeddings, with the clock they match."""
+
+    def __init__(self, project: str, dimensions: int | None = None) -> None:
+        self.project = project
+        self.clock: TurnClock | None = None
+        self.ids: list[str] = []
+        self.pos: dict[str, int] = {}
+        self.session: list[str | None] = []
+        self.ordinal = array("q")
+        self.speaker: list[str] = []
+        self.tokens = array("q")
+        self.valid_from = array("q")
+        self.valid_to = array("q")
+        self.recorded_at = array("q")
+        self.expired_at = array("q")
+        self.pending = array("b")
+        self.alive = array("b")
+        """0 for a row a later write replaced (its text changed: the turn was appended again)."""
+        self.texts: list[str] = []
+        self.length = array("q")
+        self.chars = 0
+        self.live_rows = 0
+        self.postings: dict[str, tuple[array[int], array[int]]] = {}
+        self.has_vector = array("b")
+        self.blocks: list[np.ndarray] = []
+        self.dimensions = dimensions
+        self.quality: dict[str, float | None] = {}
+        self.by_session: dict[str, dict[int, int]] = {}
+
+    def __len__(self) -> int:
+        return self.live_rows
+
+    # -- updates ---------------------------------------------------------------------------------
+
+    def apply(
+        self, turns: Iterable[IndexedTurn], quality: dict[str, float | None], clock: TurnClock
+    ) -> None:
+        """Take in turns written (new or changed) and session qualities, then stamp `clock`."""
+        for t in turns:
+            self._put(t)
+        self.quality.update(quality)
+        self.clock = clock
+
+    def _put(self, t: IndexedTurn) -> None:
+        row = self.pos.get(t.id)
+        if row is not None and self.texts[row] == t.text and self.session[row] == t.session_id:
+            self._set_columns(row, t)
+            self._set_vector(row, t.embedding)
+            return
+        if row is not None:  # new text: a new row, the old one dead
+            self.alive[row] = 0
+            self.chars -= len(self.texts[row])
+            self.live_rows -= 1
+            self._unlink(row)
+        row = len(self.ids)
+        self.ids.append(t.id)
+        self.pos[t.id] = row
+        self.session.append(t.session_id)
+        self.speaker.append("")
+        self.texts.append(t.text)
+        for col in (self.ordinal, self.tokens, self.valid_from, self.valid_to):
+            col.append(0)
+        for col in (self.recorded_at, self.expired_at):
+            col.append(0)
+        self.pending.append(0)
+        self.alive.append(1)
+        self.has_vector.append(0)
+        self._set_columns(row, t)
+        terms = tokenize(t.text)
+        self.length.append(len(terms))
+        self.chars += len(t.text)
+        self.live_rows += 1
+        for term, tf in Counter(terms).items():
+            docs, freqs = self.postings.setdefault(term, (array("q"), array("q")))
+            docs.append(row)
+            freqs.append(tf)
+        if row // _BLOCK >= len(self.blocks) and self.dimensions is not None:
+            self.blocks.append(np.zeros((_BLOCK, self.dimensions), dtype=np.float32))
+        self._set_vector(row, t.embedding)
+        if t.session_id is not None and t.ordinal is not None:
+            self.by_session.setdefault(t.session_id, {})[t.ordinal] = row
+
+    def _unlink(self, row: int) -> None:
+        sid = self.session[row]
+        ordinal = self.ordinal[row]
+        if sid is not None and self.by_session.get(sid, {}).get(ordinal) == row:
+            del self.by_session[sid][ordinal]
+
+    def _set_columns(self, row: int, t: IndexedTurn) -> None:
+        self.ordinal[row] = -1 if t.ordinal is None else t.ordinal
+        self.speaker[row] = t.speaker
+        self.tokens[row] = t.tokens
+        self.valid_from[row] = _lo(t.valid_from)
+        self.valid_to[row] = _hi(t.valid_to)
+        self.recorded_at[row] = _lo(t.recorded_at)
+        self.expired_at[row] = _hi(t.expired_at)
+        self.pending[row] = 1 if t.vector_pending else 0
+
+    def _set_vector(self, row: int, embedding: Sequence[float] | None) -> None:
+        if embedding is None or len(embedding) == 0:
+            self.has_vector[row] = 0
+            return
+        v = np.asarray(embedding, dtype=np.float32)
+        if self.dimensions is None:
+            self.dimensions = int(v.shape[0])
+            self.blocks = [
+                np.zeros((_BLOCK, self.dimensions), dtype=np.float32)
+                for _ in range(row // _BLOCK + 1)
+            ]
+        if v.shape[0] != self.dimensions:
+            self.has_vector[row] = 0
+            return
+        norm = float(np.linalg.norm(v))
+        self.blocks[row // _BLOCK][row % _BLOCK] = v / norm if norm > 0 else v
+        self.has_vector[row] = 1 if norm > 0 else 0
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def stats(self) -> tuple[int, float]:
+        """(turn count, mean length in words) as `RetrievalService.turn_stats` computes them."""
+        n = self.live_rows
+        return n, (self.chars / n / _CHARS_PER_WORD) if n else 0.0
+
+    def live(self, as_of: int, known_at: int) -> np.ndarray:
+        """Rows readable at event time `as_of` as recorded at `known_at` (bool per row)."""
+        n = len(self.ids)
+
+        def col(a: array[int]) -> np.ndarray:
+            return np.frombuffer(a, dtype=np.int64, count=n)
+
+        return (
+            (np.frombuffer(self.alive, dtype=np.int8, count=n) > 0)
+            & (col(self.valid_from) <= as_of)
+            & (col(self.valid_to) > as_of)
+            & (col(self.recorded_at) <= known_at)
+            & (col(self.expired_at) > known_at)
+        )
+
+    def document_frequency(self, words: Iterable[str]) -> dict[str, int]:
+        """Word -> how many turns of the project hold its stem (0 for a word with none)."""
+        out = {}
+        for w in words:
+            terms = tokenize(w)
+            out[w] = max((self._df(t) for t in terms), default=0)
+        return out
+
+    def _df(self, term: str) -> int:
+        post = self.postings.get(term)
+        if post is None:
+            return 0
+        docs = np.frombuffer(post[0], dtype=np.int64)
+        return int(np.count_nonzero(np.frombuffer(self.alive, dtype=np.int8)[docs]))
+
+    def fulltext(
+        self, words: Sequence[str], *, as_of: int, known_at: int, k: int, params: Bm25Params
+    ) -> list[TurnHit]:
+        """The `k` best live turns by BM25 for `words`, with their text.
+
+        The same formula as `recall.lexical.bm25` with exact document frequencies: every turn of
+        the project holding a word is in the postings.
+        """
+        q = list(dict.fromkeys(t for w in words for t in tokenize(w)))
+        n_docs, avgdl = self.stats()
+        if not q or n_docs == 0:
+            return []
+        n = len(self.ids)
+        alive = np.frombuffer(self.alive, dtype=np.int8, count=n) > 0
+        length = np.frombuffer(self.length, dtype=np.int64, count=n)
+        scores = np.zeros(n, dtype=np.float64)
+        touched = np.zeros(n, dtype=bool)
+        k1p = params.k1 + 1
+        avg = avgdl if avgdl > 0 else 1.0
+        for term in q:
+            post = self.postings.get(term)
+            if post is None:
+                continue
+            docs = np.frombuffer(post[0], dtype=np.int64)
+            tf = np.frombuffer(post[1], dtype=np.int64).astype(np.float64)
+            df = int(np.count_nonzero(alive[docs]))
+            if df == 0:
+                continue
+            idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            norm = params.k1 * (1 - params.b + params.b * length[docs] / avg)
+            scores[docs] += idf * tf * k1p / (tf + norm)
+            touched[docs] = True
+        hit = np.flatnonzero(touched & self.live(as_of, known_at) & (scores > 0))
+        return [
+            TurnHit(self.ids[i], float(scores[i]), self.texts[i]) for i in self._top(hit, scores, k)
+        ]
+
+    def vector(
+        self, sims: np.ndarray | None, *, as_of: int, known_at: int, k: int
+    ) -> list[TurnHit]:
+        """The `k` live turns nearest the query by cosine similarity, every embedded turn scored.
+
+        `sims` is `similarities(query)`.
+        """
+        if sims is None:
+            return []
+        n = len(self.ids)
+        has = np.frombuffer(self.has_vector, dtype=np.int8, count=n) > 0
+        hit = np.flatnonzero(has & self.live(as_of, known_at))
+        return [TurnHit(self.ids[i], float(sims[i])) for i in self._top(hit, sims, k)]
+
+    def similarities(self, query: np.ndarray) -> np.ndarray | None:
+        """Cosine similarity of every row to `query` (rows without a vector score 0)."""
+        if self.dimensions is None or query.shape[0] != self.dimensions or not self.ids:
+            return None
+        norm = float(np.linalg.norm(query))
+        qn = (query / norm if norm > 0 else query).astype(np.float32)
+        with _BLAS.limit(limits=1, user_api="blas"):
+            parts = [blk @ qn for blk in self.blocks]
+        return np.concatenate(parts)[: len(self.ids)]
+
+    def _top(self, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
+        """`rows` by score (ties by id), the best `k` (all when k <= 0)."""
+        if k > 0 and rows.size > k:
+            part = scores[rows]
+            # keep every row tied with the k-th, so ties break by id as the engine queries do
+            kth = np.partition(part, part.size - k)[part.size - k]
+            rows = rows[part >= kth]
+        ordered = sorted(rows.tolist(), key=lambda i: (-scores[i], self.ids[i]))
+        return ordered if k <= 0 else ordered[:k]
+
+    def facts(
+        self,
+        ids: Sequence[str],
+        top: Collection[str],
+        window: int,
+        *,
+        as_of: int,
+        known_at: int,
+        sims: np.ndarray | None,
+        scored: Collection[str],
+    ) -> list[TurnFacts]:
+        """What `RecallRepository.turns_fetch` returns, from the index.
+
+        The turns `ids` plus the live turns of their sessions within `window` ordinals of the
+        turns `top`, with their columns; `sims` is `similarities(query)` (None: no query vector).
+        """
+        live = self.live(as_of, known_at)
+        rows: dict[int, None] = {}
+        for i in ids:
+            r = self.pos.get(i)
+            if r is not None and self.alive[r]:
+                rows[r] = None
+        if window > 0:
+            for i in top:
+                r = self.pos.get(i)
+                sid = None if r is None else self.session[r]
+                if r is None or sid is None or self.ordinal[r] < 0:
+                    continue
+                here = self.by_session.get(sid, {})
+                o = self.ordinal[r]
+                for d in range(-window, window + 1):
+                    n = here.get(o + d)
+                    if n is not None and live[n]:
+                        rows[n] = None
+        out = []
+        for r in rows:
+            tid = self.ids[r]
+            sim = None
+            if sims is not None and self.has_vector[r] and tid not in scored:
+                sim = float(sims[r])
+            sid = self.session[r]
+            out.append(
+                TurnFacts(
+                    id=tid,
+                    project=self.project,
+                    session_id=sid,
+                    ordinal=None if self.ordinal[r] < 0 else int(self.ordinal[r]),
+                    speaker=self.speaker[r],
+                    tokens=int(self.tokens[r]),
+                    valid_from=None if self.valid_from[r] == _NEVER else int(self.valid_from[r]),
+                    valid_to=None if self.valid_to[r] >= OPEN else int(self.valid_to[r]),
+                    quality=None if sid is None else self.quality.get(sid),
+                    similarity=sim,
+                    vector_pending=bool(self.pending[r]),
+                )
+            )
+        return out
+
+    def texts_of(self, ids: Iterable[str]) -> dict[str, str]:
+        """Turn id -> text for the turns of `ids` this project holds."""
+        out = {}
+        for i in ids:
+            r = self.pos.get(i)
+            if r is not None:
+                out[i] = self.texts[r]
+        return out
+
+
+class TurnIndexes:
+    """The per-project turn indexes of one process, each refreshed to the graph's turn clock.
+
+    `max_turns` bounds the turns held over all projects (about 1.7 KB each with a 384-d
+    embedding); a project that would pass it is searched by the engine instead. 0 turns the
+    index off.
+    """
+
+    def __init__(self, repo: RecallRepository, *, max_turns: int) -> None:
+        self._repo = repo
+        self._clock = TurnClockRepository(repo.db)
+        self._max = max_turns
+        self._projects: dict[str, ProjectTurns] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._too_big: dict[str, TurnClock | None] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self._max > 0
+
+    def held(self) -> int:
+        """Turns held over every project."""
+        return sum(len(p) for p in self._projects.values())
+
+    async def current(self, projects: Sequence[str]) -> ProjectTurns | None:
+        """The index of the one project `projects` names, as of the turn clock now.
+
+        None when the scope is not one project, the index is off, no turn was written through
+        the clock yet, or the project is too big to hold: the caller searches the engine.
+        """
+        if not self.enabled or len(projects) != 1 or projects[0] == "*":
+            return None
+        project = projects[0]
+        clock = await self._clock.read()
+        if clock is None:
+            return None
+        held = self._projects.get(project)
+        if held is not None and held.clock == clock:
+            return held
+        lock = self._locks.setdefault(project, asyncio.Lock())
+        async with lock:
+            held = self._projects.get(project)
+            now = held.clock if held is not None else None
+            if now is not None and now.epoch == clock.epoch and now.seq >= clock.seq:
+                return held
+            return await self._refresh(project, held)
+
+    async def _refresh(self, project: str, held: ProjectTurns | None) -> ProjectTurns | None:
+        clock = await self._clock.read()  # read before the rows: they are at least as new
+        if clock is None:
+            return None
+        if held is not None and held.clock is not None and held.clock.epoch != clock.epoch:
+            held = None
+        if held is None and self._too_big.get(project) == clock:
+            return None
+        if held is None or held.clock is None:
+            turns = await self._read_all(project)
+            quality = await self._repo.session_quality(project)
+        else:
+            turn_ids, session_ids = await self._repo.turn_changes(project, held.clock.seq)
+            turns = []
+            for i in range(0, len(turn_ids), _PAGE):
+                turns.extend(await self._repo.indexed_turns_by_id(project, turn_ids[i : i + _PAGE]))
+            quality = await self._repo.session_quality(project, session_ids) if session_ids else {}
+        room = self._max - self.held() + (0 if held is None else len(held))
+        if (0 if held is None else len(held)) + len(turns) > room:
+            self._projects.pop(project, None)
+            self._too_big[project] = clock
+            log.info("project %s: too many turns for the in-process index", project)
+            return None
+        fresh = held if held is not None else ProjectTurns(project)
+        fresh.apply(turns, quality, clock)
+        self._projects[project] = fresh
+        return fresh
+
+    async def _read_all(self, project: str) -> list[IndexedTurn]:
+        out: list[IndexedTurn] = []
+        after = ""
+        while True:
+            page = await self._repo.indexed_turns(project, after=after, limit=_PAGE)
+            out.extend(page)
+            if len(page) < _PAGE or len(out) > self._max:
+                return out
+            after = page[-1].id
