@@ -195,11 +195,15 @@ class RetrievalService:
         return [float(x) for x in vec[0]]
 
     async def warm_up(self) -> None:
-        """Load the query embedder now (a failure is logged: requests retry on their own)."""
+        """Load the query embedder now and start loading the turn indexes in the background.
+
+        A failure is logged: requests retry on their own.
+        """
         try:
             await self.embed_query("warm up")
         except Exception as e:
             log.warning("query embedder not warmed up: %s", type(e).__name__)
+        self.turn_index.warm()
 
     def forget_speakers(self) -> None:
         """Drop the speaker and statistics caches (after new turns arrive)."""

@@ -29,6 +29,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from core.timeutil import OPEN
+from graph.errors import GraphError
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
 from graph.repositories.turn_clock import TurnClock, TurnClockRepository
 from recall.lexical import tokenize
@@ -372,6 +373,8 @@ class TurnIndexes:
         self._projects: dict[str, ProjectTurns] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._too_big: dict[str, TurnClock | None] = {}
+        self._warming: set[str] = set()
+        self._warm_task: asyncio.Task[None] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -396,6 +399,8 @@ class TurnIndexes:
         held = self._projects.get(project)
         if held is not None and held.clock == clock:
             return held
+        if held is None and project in self._warming:
+            return None  # being loaded in the background: the engine answers meanwhile
         lock = self._locks.setdefault(project, asyncio.Lock())
         async with lock:
             held = self._projects.get(project)
@@ -408,8 +413,12 @@ class TurnIndexes:
         clock = await self._clock.read()  # read before the rows: they are at least as new
         if clock is None:
             return None
-        if held is not None and held.clock is not None and held.clock.epoch != clock.epoch:
-            held = None
+        if (
+            held is not None
+            and held.clock is not None
+            and (held.clock.epoch != clock.epoch or held.clock.seq + 1 < clock.kept_from)
+        ):
+            held = None  # turns deleted, or changes no longer logged: load in full
         if held is None and self._too_big.get(project) == clock:
             return None
         if held is None or held.clock is None:
@@ -431,6 +440,30 @@ class TurnIndexes:
         fresh.apply(turns, quality, clock)
         self._projects[project] = fresh
         return fresh
+
+    def warm(self) -> None:
+        """Load every project's index in the background, most turns first (`serve` at start).
+
+        Until its project is loaded, a call is answered by the engine instead of waiting.
+        """
+        if self.enabled and self._warm_task is None:
+            self._warm_task = asyncio.create_task(self._warm())
+
+    async def _warm(self) -> None:
+        try:
+            projects = await self._clock.projects()
+            self._warming.update(projects)
+            for project in projects:
+                try:
+                    async with self._locks.setdefault(project, asyncio.Lock()):
+                        if project not in self._projects:
+                            await self._refresh(project, None)
+                finally:
+                    self._warming.discard(project)
+        except GraphError as e:  # requests load what they need themselves
+            log.warning("turn indexes not warmed up: %s", e)
+        finally:
+            self._warming.clear()
 
     async def _read_all(self, project: str) -> list[IndexedTurn]:
         out: list[IndexedTurn] = []

@@ -6,9 +6,14 @@
 //      own: a property set on a turn would make FalkorDB re-index its text and vector. The clock is one node, so
 //      writers take its lock in turn: sequence numbers commit in order, and a reader that read
 //      the clock at N holds every change up to N once it has read the changes logged after its
-//      previous N.
+//      previous N. The log keeps the last 10,000 writes (`kept_from`): an index older than
+//      that is loaded again in full.
 WITH changed, changed_in, change_kind WHERE size(changed) > 0
 MERGE (clock:TurnClock {id: 'turns'})
 ON CREATE SET clock.epoch = timestamp(), clock.seq = 0
-SET clock.seq = clock.seq + 1
+SET clock.seq = clock.seq + 1, clock.kept_from = clock.seq + 1 - 10000
 CREATE (:TurnChange {seq: clock.seq, kind: change_kind, ids: changed, projects: changed_in})
+WITH changed, changed_in, change_kind, clock
+OPTIONAL MATCH (old:TurnChange)
+WHERE old.seq < clock.kept_from
+DELETE old

@@ -13,6 +13,7 @@ from graph.cypher import Q
 from graph.db import GraphDB
 
 _TURN_CLOCK = Q("turn_index.clock")
+_PROJECTS = Q("turn_index.projects")
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,12 @@ class TurnClock:
     """Set when the clock is made and when turns are deleted (a project purged)."""
     seq: int
     """The sequence number of the last write to a turn or a session."""
+    kept_from: int = 0
+    """The oldest write whose changes are still logged (older ones were pruned)."""
 
 
 class TurnClockRepository:
-    """Reads the turn clock."""
+    """Reads the turn clock, and which projects hold turns (to load their indexes early)."""
 
     def __init__(self, db: GraphDB) -> None:
         self._db = db
@@ -36,4 +39,10 @@ class TurnClockRepository:
         rows = await self._db.read(_TURN_CLOCK)
         if not rows or rows[0]["epoch"] is None:
             return None
-        return TurnClock(int(rows[0]["epoch"]), int(rows[0]["seq"] or 0))
+        r = rows[0]
+        return TurnClock(int(r["epoch"]), int(r["seq"] or 0), int(r["kept_from"] or 0))
+
+    async def projects(self) -> list[str]:
+        """The projects holding turns, most turns first (never shown to a caller)."""
+        rows = await self._db.read(_PROJECTS)
+        return [str(r["project"]) for r in rows if r["project"]]

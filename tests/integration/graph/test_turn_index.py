@@ -207,3 +207,16 @@ async def test_unchanged_rewrites_do_not_move_the_clock(graph_db) -> None:
     assert moved is not None
     assert moved.seq == clock.seq + 1
     assert moved.epoch == clock.epoch
+
+
+async def test_warming_loads_every_project_in_the_background(graph_db) -> None:
+    await _seed(graph_db)
+    svc = _svc(graph_db)
+    await svc.warm_up()  # no embedder: only the indexes
+    task = svc.turn_index._warm_task
+    assert task is not None
+    await task
+    assert svc.turn_index.held() == 2 * len(TEXTS)
+    index = await svc.turn_index.current(("beta",))
+    assert index is not None
+    assert len(index) == len(TEXTS)
