@@ -208,7 +208,10 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
             if cfg.api.gc_freeze:
                 gc.collect()
                 gc.freeze()
-            yield
+            try:
+                yield
+            finally:
+                await resources.retrieval.turn_index.stop()
 
     limiter = RateLimiter(cfg.api.rate_per_s, cfg.api.rate_burst)
 
@@ -273,7 +276,8 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         After a restart the engine answers PING before it has rebuilt its indexes, and a
         `context` call in that window would fail: ready means the indexes answer too. The body
         carries the backlog (`turns` without vectors; `extract` sessions with `extract_turns`
-        turns whose knowledge extraction is queued).
+        turns whose knowledge extraction is queued) and the in-process turn index (`warming`
+        while `serve` loads it at start: calls are answered by the engine meanwhile).
         """
         resources: Resources = request.app.state.resources
         try:
@@ -283,7 +287,12 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         except (GraphError, OSError) as e:
             return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
         # Turns without vectors are searchable by text already: a backlog is reported, not unready.
-        return {"status": "ready", "engine": resources.db.address, "embedding_backlog": backlog}
+        return {
+            "status": "ready",
+            "engine": resources.db.address,
+            "embedding_backlog": backlog,
+            "turn_index": resources.retrieval.turn_index.status(),
+        }
 
     @app.exception_handler(UnicodeDecodeError)
     async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:

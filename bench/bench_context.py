@@ -423,6 +423,7 @@ async def serve_and_measure(
         if not await started:
             raise RuntimeError("the API process did not start")
         url = f"http://127.0.0.1:{port}"
+        await _turn_index_loaded(url)
         await run_load(url, g.key, g.warm_up, clients)
         engine_pid = g.engine_pid
         load0 = os.getloadavg()[0]
@@ -454,6 +455,21 @@ async def serve_and_measure(
         },
         "load_average_1m": [round(load0, 2), round(load1, 2)],
     }
+
+
+async def _turn_index_loaded(url: str, timeout_s: float = 900.0) -> None:
+    """Wait until the API has loaded its turn index (`/readyz`; code without one: at once).
+
+    Its start-up load is not what a request costs: measuring while it runs would count it.
+    """
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(timeout=30) as http:
+        while time.monotonic() < deadline:
+            body = (await http.get(f"{url}/readyz")).json()
+            if not (body.get("turn_index") or {}).get("warming"):
+                return
+            await asyncio.sleep(0.5)
+    raise RuntimeError("the API did not load its turn index in time")
 
 
 def bench_arguments(doc: str, port: int) -> argparse.ArgumentParser:

@@ -19,6 +19,7 @@ half an update.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from array import array
 from collections import Counter
@@ -441,6 +442,14 @@ class TurnIndexes:
         self._projects[project] = fresh
         return fresh
 
+    def status(self) -> dict[str, object]:
+        """What `/readyz` reports: whether the start-up load runs, projects and turns held."""
+        return {
+            "warming": self._warm_task is not None and not self._warm_task.done(),
+            "projects": len(self._projects),
+            "turns": self.held(),
+        }
+
     def warm(self) -> None:
         """Load every project's index in the background, most turns first (`serve` at start).
 
@@ -448,6 +457,14 @@ class TurnIndexes:
         """
         if self.enabled and self._warm_task is None:
             self._warm_task = asyncio.create_task(self._warm())
+
+    async def stop(self) -> None:
+        """Stop a start-up load still running (the engine is about to close)."""
+        task, self._warm_task = self._warm_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _warm(self) -> None:
         try:

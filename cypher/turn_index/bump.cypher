@@ -12,7 +12,7 @@ WITH changed, changed_in, change_kind WHERE size(changed) > 0
 MERGE (clock:TurnClock {id: 'turns'})
 ON CREATE SET clock.epoch = timestamp(), clock.seq = 0
 SET clock.seq = clock.seq + 1, clock.kept_from = clock.seq + 1 - 10000
-CREATE (:TurnChange {seq: clock.seq, kind: change_kind, ids: changed, projects: changed_in})
+CREATE (:TurnChange {seq: clock.seq, kind: change_kind, ids: changed, touched: changed_in})
 WITH changed, changed_in, change_kind, clock
 OPTIONAL MATCH (old:TurnChange)
 WHERE old.seq < clock.kept_from
