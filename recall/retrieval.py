@@ -456,17 +456,18 @@ class RetrievalService:
         df = index.document_frequency(words)
         budget = w.fulltext_match_budget
         searched = prune_terms(df, budget) if words and budget > 0 else words
-        sims = None if vector is None else index.similarities(np.asarray(vector, np.float32))
-        ft = index.fulltext(
-            words,
-            as_of=as_of,
-            known_at=known_at,
-            k=w.fulltext_pool,
-            params=Bm25Params(w.bm25_k1, w.bm25_b),
-        )
-        vec = index.vector(sims, as_of=as_of, known_at=known_at, k=w.vector_candidates)
         kw = w.knowledge_candidates if knowledge else 0
-        kn, kv = await asyncio.gather(
+        (ft, vec, sims), kn, kv = await asyncio.gather(
+            asyncio.to_thread(
+                index.search,
+                words,
+                None if vector is None else np.asarray(vector, dtype=np.float32),
+                as_of=as_of,
+                known_at=known_at,
+                k_text=w.fulltext_pool,
+                k_vector=w.vector_candidates,
+                params=Bm25Params(w.bm25_k1, w.bm25_b),
+            ),
             self._repo.knowledge_fulltext(
                 " ".join(searched) if kw else "",
                 projects,
@@ -538,17 +539,19 @@ class RetrievalService:
             top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
         )
         if index is not None:
-            of_turns = await of_turns_read
-            rows = index.facts(
-                list(ranks),
-                top,
-                w.neighbour_window,
-                as_of=as_of,
-                known_at=known_at,
-                sims=found.similarities,
-                scored=cosine_of,
+            (rows, known_text), of_turns = await asyncio.gather(
+                asyncio.to_thread(
+                    index.candidates,
+                    list(ranks),
+                    top,
+                    w.neighbour_window,
+                    as_of=as_of,
+                    known_at=known_at,
+                    sims=found.similarities,
+                    scored=cosine_of,
+                ),
+                of_turns_read,
             )
-            known_text = index.texts_of(r.id for r in rows)
         else:
             rows, of_turns = await asyncio.gather(
                 self._repo.turns_fetch(

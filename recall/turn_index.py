@@ -12,8 +12,9 @@ search runs (one caller refreshes, the others wait for it). Deleting turns (purg
 starts a new clock epoch, and a new epoch loads the project again in full. As-of reads filter by
 the same four interval columns the engine queries do.
 
-Search and updates run on the event loop (no thread touches the arrays), so a search never sees
-half an update.
+Searches and updates run in worker threads (numpy releases the interpreter lock, and the event
+loop keeps serving), one at a time per project (`ProjectTurns.lock`), so a search never sees half
+an update. A full load builds a new index that nobody reads until it is done.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
@@ -71,6 +73,8 @@ class ProjectTurns:
 
     def __init__(self, project: str, dimensions: int | None = None) -> None:
         self.project = project
+        self.lock = threading.Lock()
+        """Held by every search and update (they run in worker threads)."""
         self.clock: TurnClock | None = None
         self.ids: list[str] = []
         self.pos: dict[str, int] = {}
@@ -90,6 +94,8 @@ class ProjectTurns:
         self.chars = 0
         self.live_rows = 0
         self.postings: dict[str, tuple[array[int], array[int]]] = {}
+        self.df: dict[str, int] = {}
+        """Live turns per term: read without the lock (a dict read is atomic)."""
         self.has_vector = array("b")
         self.blocks: list[np.ndarray] = []
         self.dimensions = dimensions
@@ -105,10 +111,11 @@ class ProjectTurns:
         self, turns: Iterable[IndexedTurn], quality: dict[str, float | None], clock: TurnClock
     ) -> None:
         """Take in turns written (new or changed) and session qualities, then stamp `clock`."""
-        for t in turns:
-            self._put(t)
-        self.quality.update(quality)
-        self.clock = clock
+        with self.lock:
+            for t in turns:
+                self._put(t)
+            self.quality.update(quality)
+            self.clock = clock
 
     def _put(self, t: IndexedTurn) -> None:
         row = self.pos.get(t.id)
@@ -121,6 +128,8 @@ class ProjectTurns:
             self.chars -= len(self.texts[row])
             self.live_rows -= 1
             self._unlink(row)
+            for term in set(tokenize(self.texts[row])):
+                self.df[term] -= 1
         row = len(self.ids)
         self.ids.append(t.id)
         self.pos[t.id] = row
@@ -143,6 +152,7 @@ class ProjectTurns:
             docs, freqs = self.postings.setdefault(term, (array("q"), array("q")))
             docs.append(row)
             freqs.append(tf)
+            self.df[term] = self.df.get(term, 0) + 1
         if row // _BLOCK >= len(self.blocks) and self.dimensions is not None:
             self.blocks.append(np.zeros((_BLOCK, self.dimensions), dtype=np.float32))
         self._set_vector(row, t.embedding)
@@ -206,19 +216,29 @@ class ProjectTurns:
         )
 
     def document_frequency(self, words: Iterable[str]) -> dict[str, int]:
-        """Word -> how many turns of the project hold its stem (0 for a word with none)."""
-        out = {}
-        for w in words:
-            terms = tokenize(w)
-            out[w] = max((self._df(t) for t in terms), default=0)
-        return out
+        """Word -> how many turns of the project hold its stem (0 for a word with none).
 
-    def _df(self, term: str) -> int:
-        post = self.postings.get(term)
-        if post is None:
-            return 0
-        docs = np.frombuffer(post[0], dtype=np.int64)
-        return int(np.count_nonzero(np.frombuffer(self.alive, dtype=np.int8)[docs]))
+        Lock-free: it reads `df` only.
+        """
+        return {w: max((self.df.get(t, 0) for t in tokenize(w)), default=0) for w in words}
+
+    def search(
+        self,
+        words: Sequence[str],
+        query: np.ndarray | None,
+        *,
+        as_of: int,
+        known_at: int,
+        k_text: int,
+        k_vector: int,
+        params: Bm25Params,
+    ) -> tuple[list[TurnHit], list[TurnHit], np.ndarray | None]:
+        """(BM25 hits, nearest by cosine, every row's cosine) for one query, under the lock."""
+        with self.lock:
+            sims = None if query is None else self.similarities(query)
+            text = self.fulltext(words, as_of=as_of, known_at=known_at, k=k_text, params=params)
+            near = self.vector(sims, as_of=as_of, known_at=known_at, k=k_vector)
+        return text, near, sims
 
     def fulltext(
         self, words: Sequence[str], *, as_of: int, known_at: int, k: int, params: Bm25Params
@@ -233,7 +253,6 @@ class ProjectTurns:
         if not q or n_docs == 0:
             return []
         n = len(self.ids)
-        alive = np.frombuffer(self.alive, dtype=np.int8, count=n) > 0
         length = np.frombuffer(self.length, dtype=np.int64, count=n)
         scores = np.zeros(n, dtype=np.float64)
         touched = np.zeros(n, dtype=bool)
@@ -245,7 +264,7 @@ class ProjectTurns:
                 continue
             docs = np.frombuffer(post[0], dtype=np.int64)
             tf = np.frombuffer(post[1], dtype=np.int64).astype(np.float64)
-            df = int(np.count_nonzero(alive[docs]))
+            df = self.df.get(term, 0)
             if df == 0:
                 continue
             idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
@@ -349,6 +368,24 @@ class ProjectTurns:
             )
         return out
 
+    def candidates(
+        self,
+        ids: Sequence[str],
+        top: Collection[str],
+        window: int,
+        *,
+        as_of: int,
+        known_at: int,
+        sims: np.ndarray | None,
+        scored: Collection[str],
+    ) -> tuple[list[TurnFacts], dict[str, str]]:
+        """`facts` and the texts of the turns it returns, under the lock."""
+        with self.lock:
+            rows = self.facts(
+                ids, top, window, as_of=as_of, known_at=known_at, sims=sims, scored=scored
+            )
+            return rows, self.texts_of(r.id for r in rows)
+
     def texts_of(self, ids: Iterable[str]) -> dict[str, str]:
         """Turn id -> text for the turns of `ids` this project holds."""
         out = {}
@@ -438,7 +475,7 @@ class TurnIndexes:
             log.info("project %s: too many turns for the in-process index", project)
             return None
         fresh = held if held is not None else ProjectTurns(project)
-        fresh.apply(turns, quality, clock)
+        await asyncio.to_thread(fresh.apply, turns, quality, clock)
         self._projects[project] = fresh
         return fresh
 

@@ -220,3 +220,21 @@ async def test_warming_loads_every_project_in_the_background(graph_db) -> None:
     index = await svc.turn_index.current(("beta",))
     assert index is not None
     assert len(index) == len(TEXTS)
+
+
+async def test_a_changed_text_replaces_the_old_one_in_the_index(graph_db) -> None:
+    await _seed(graph_db)
+    svc = _svc(graph_db)
+    index = await svc.turn_index.current(("alpha",))
+    assert index is not None
+    assert index.document_frequency(["lunch"]) == {"lunch": 1}
+    await TurnRepository(graph_db).upsert_many([_turn("alpha", 2, "dinner was pasta")])
+    index = await svc.turn_index.current(("alpha",))
+    assert index is not None
+    assert index.document_frequency(["lunch", "dinner"]) == {"lunch": 0, "dinner": 1}
+    assert len(index) == len(TEXTS)
+    now = now_ms()
+    params = Bm25Params(1.2, 0.75)
+    assert index.fulltext(["lunch"], as_of=now, known_at=now, k=5, params=params) == []
+    (hit,) = index.fulltext(["dinner"], as_of=now, known_at=now, k=5, params=params)
+    assert (hit.id, hit.text) == ("trn_alpha_2", "dinner was pasta")
