@@ -204,7 +204,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         async with open_resources(cfg, svc) as resources:
             app.state.resources = resources
             if cfg.api.warm_start:
-                await resources.retrieval.warm_up()
+                await resources.retrieval.warm_up(freeze=cfg.api.gc_freeze)
             if cfg.api.gc_freeze:
                 gc.collect()
                 gc.freeze()

@@ -194,16 +194,16 @@ class RetrievalService:
         vec = await self._embedder.embed([text])
         return [float(x) for x in vec[0]]
 
-    async def warm_up(self) -> None:
+    async def warm_up(self, *, freeze: bool = False) -> None:
         """Load the query embedder now and start loading the turn indexes in the background.
 
-        A failure is logged: requests retry on their own.
+        A failure is logged: requests retry on their own. `freeze`: `TurnIndexes.warm`.
         """
         try:
             await self.embed_query("warm up")
         except Exception as e:
             log.warning("query embedder not warmed up: %s", type(e).__name__)
-        self.turn_index.warm()
+        self.turn_index.warm(freeze=freeze)
 
     def forget_speakers(self) -> None:
         """Drop the speaker and statistics caches (after new turns arrive)."""

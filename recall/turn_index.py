@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import threading
 from array import array
@@ -93,7 +94,10 @@ class ProjectTurns:
         self.length = array("q")
         self.chars = 0
         self.live_rows = 0
-        self.postings: dict[str, tuple[array[int], array[int]]] = {}
+        self.docs: dict[str, array[int]] = {}
+        """Postings: term -> the rows holding it (arrays: untracked by the garbage collector)."""
+        self.freqs: dict[str, array[int]] = {}
+        """term -> how often each of those rows holds it."""
         self.df: dict[str, int] = {}
         """Live turns per term: read without the lock (a dict read is atomic)."""
         self.has_vector = array("b")
@@ -149,9 +153,12 @@ class ProjectTurns:
         self.chars += len(t.text)
         self.live_rows += 1
         for term, tf in Counter(terms).items():
-            docs, freqs = self.postings.setdefault(term, (array("q"), array("q")))
+            docs = self.docs.get(term)
+            if docs is None:
+                docs = self.docs[term] = array("q")
+                self.freqs[term] = array("q")
             docs.append(row)
-            freqs.append(tf)
+            self.freqs[term].append(tf)
             self.df[term] = self.df.get(term, 0) + 1
         if row // _BLOCK >= len(self.blocks) and self.dimensions is not None:
             self.blocks.append(np.zeros((_BLOCK, self.dimensions), dtype=np.float32))
@@ -259,11 +266,11 @@ class ProjectTurns:
         k1p = params.k1 + 1
         avg = avgdl if avgdl > 0 else 1.0
         for term in q:
-            post = self.postings.get(term)
-            if post is None:
+            held = self.docs.get(term)
+            if held is None:
                 continue
-            docs = np.frombuffer(post[0], dtype=np.int64)
-            tf = np.frombuffer(post[1], dtype=np.int64).astype(np.float64)
+            docs = np.frombuffer(held, dtype=np.int64)
+            tf = np.frombuffer(self.freqs[term], dtype=np.int64).astype(np.float64)
             df = self.df.get(term, 0)
             if df == 0:
                 continue
@@ -487,13 +494,15 @@ class TurnIndexes:
             "turns": self.held(),
         }
 
-    def warm(self) -> None:
+    def warm(self, *, freeze: bool = False) -> None:
         """Load every project's index in the background, most turns first (`serve` at start).
 
         Until its project is loaded, a call is answered by the engine instead of waiting.
+        `freeze`: then move everything alive to the collector's permanent generation
+        (`gc.freeze`, as `serve` does at start), so full collections do not walk the indexes.
         """
         if self.enabled and self._warm_task is None:
-            self._warm_task = asyncio.create_task(self._warm())
+            self._warm_task = asyncio.create_task(self._warm(freeze))
 
     async def stop(self) -> None:
         """Stop a start-up load still running (the engine is about to close)."""
@@ -503,7 +512,7 @@ class TurnIndexes:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _warm(self) -> None:
+    async def _warm(self, freeze: bool) -> None:
         try:
             projects = await self._clock.projects()
             self._warming.update(projects)
@@ -514,6 +523,9 @@ class TurnIndexes:
                             await self._refresh(project, None)
                 finally:
                     self._warming.discard(project)
+            if freeze:
+                gc.collect()
+                gc.freeze()
         except GraphError as e:  # requests load what they need themselves
             log.warning("turn indexes not warmed up: %s", e)
         finally:
