@@ -72,8 +72,9 @@ class Bm25Params:
 class ProjectTurns:
     """Every turn of one project: columns, postings and embeddings, with the clock they match."""
 
-    def __init__(self, project: str, dimensions: int | None = None) -> None:
+    def __init__(self, project: str, dimensions: int | None = None, block: int = _BLOCK) -> None:
         self.project = project
+        self.block = block
         self.lock = threading.Lock()
         """Held by every search and update (they run in worker threads)."""
         self.clock: TurnClock | None = None
@@ -160,11 +161,19 @@ class ProjectTurns:
             docs.append(row)
             self.freqs[term].append(tf)
             self.df[term] = self.df.get(term, 0) + 1
-        if row // _BLOCK >= len(self.blocks) and self.dimensions is not None:
-            self.blocks.append(np.zeros((_BLOCK, self.dimensions), dtype=np.float32))
+        self._grow_blocks()
         self._set_vector(row, t.embedding)
         if t.session_id is not None and t.ordinal is not None:
             self.by_session.setdefault(t.session_id, {})[t.ordinal] = row
+
+    def _grow_blocks(self) -> None:
+        """Vector blocks for every row (once the dimension is known): a row without a vector
+        holds zeros, so the blocks line up with the rows whichever rows get vectors first.
+        """
+        if self.dimensions is None:
+            return
+        while len(self.blocks) * self.block < len(self.ids):
+            self.blocks.append(np.zeros((self.block, self.dimensions), dtype=np.float32))
 
     def _unlink(self, row: int) -> None:
         sid = self.session[row]
@@ -189,15 +198,12 @@ class ProjectTurns:
         v = np.asarray(embedding, dtype=np.float32)
         if self.dimensions is None:
             self.dimensions = int(v.shape[0])
-            self.blocks = [
-                np.zeros((_BLOCK, self.dimensions), dtype=np.float32)
-                for _ in range(row // _BLOCK + 1)
-            ]
+            self._grow_blocks()
         if v.shape[0] != self.dimensions:
             self.has_vector[row] = 0
             return
         norm = float(np.linalg.norm(v))
-        self.blocks[row // _BLOCK][row % _BLOCK] = v / norm if norm > 0 else v
+        self.blocks[row // self.block][row % self.block] = v / norm if norm > 0 else v
         self.has_vector[row] = 1 if norm > 0 else 0
 
     # -- reads -----------------------------------------------------------------------------------
