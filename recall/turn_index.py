@@ -167,8 +167,10 @@ class ProjectTurns:
             self.by_session.setdefault(t.session_id, {})[t.ordinal] = row
 
     def _grow_blocks(self) -> None:
-        """Vector blocks for every row (once the dimension is known): a row without a vector
-        holds zeros, so the blocks line up with the rows whichever rows get vectors first.
+        """Vector blocks for every row, once the dimension is known.
+
+        A row without a vector holds zeros, so the blocks line up with the rows whichever rows
+        get vectors first.
         """
         if self.dimensions is None:
             return
