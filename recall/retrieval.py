@@ -410,29 +410,47 @@ class RetrievalService:
         """The four searches of a `context` call, concurrently (knowledge ones when asked)."""
         w = self.ranking
         kw = w.knowledge_candidates if knowledge else 0
-        ft, vec, kn, kv = await asyncio.gather(
+        ft, vec, (kn, kv) = await asyncio.gather(
             self.fulltext(
                 intent.keyword_query, projects, k=0, as_of=as_of, known_at=known_at, terms=terms
             ),
             self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
+            self._knowledge_searches(
+                terms[1], projects, vector, k=kw, as_of=as_of, known_at=known_at
+            ),
+        )
+        return _Found(ft, vec, kn, kv)
+
+    async def _knowledge_searches(
+        self,
+        words: Sequence[str],
+        projects: tuple[str, ...],
+        vector: list[float] | None,
+        *,
+        k: int,
+        as_of: int,
+        known_at: int,
+    ) -> tuple[list[KnowledgeHit], list[KnowledgeHit]]:
+        """Knowledge items by fulltext for `words` and by embedding, concurrently (k = 0: none)."""
+        text, near = await asyncio.gather(
             self._repo.knowledge_fulltext(
-                " ".join(terms[1]) if kw else "",
+                " ".join(words) if k else "",
                 projects,
-                k=kw,
+                k=k,
                 cap=self._match_cap,
                 as_of=as_of,
                 known_at=known_at,
             ),
             self._repo.knowledge_vector(
-                vector if kw else None,
+                vector if k else None,
                 projects,
-                k=kw,
-                k_search=kw * MAX_OVERSAMPLE,
+                k=k,
+                k_search=k * MAX_OVERSAMPLE,
                 as_of=as_of,
                 known_at=known_at,
             ),
         )
-        return _Found(ft, vec, kn, kv)
+        return text, near
 
     async def _search_indexed(
         self,
@@ -457,7 +475,7 @@ class RetrievalService:
         budget = w.fulltext_match_budget
         searched = prune_terms(df, budget) if words and budget > 0 else words
         kw = w.knowledge_candidates if knowledge else 0
-        (ft, vec, sims), kn, kv = await asyncio.gather(
+        (ft, vec, sims), (kn, kv) = await asyncio.gather(
             asyncio.to_thread(
                 index.search,
                 words,
@@ -468,21 +486,8 @@ class RetrievalService:
                 k_vector=w.vector_candidates,
                 params=Bm25Params(w.bm25_k1, w.bm25_b),
             ),
-            self._repo.knowledge_fulltext(
-                " ".join(searched) if kw else "",
-                projects,
-                k=kw,
-                cap=self._match_cap,
-                as_of=as_of,
-                known_at=known_at,
-            ),
-            self._repo.knowledge_vector(
-                vector if kw else None,
-                projects,
-                k=kw,
-                k_search=kw * MAX_OVERSAMPLE,
-                as_of=as_of,
-                known_at=known_at,
+            self._knowledge_searches(
+                searched, projects, vector, k=kw, as_of=as_of, known_at=known_at
             ),
         )
         return (words, searched, df), _Found(ft, vec, kn, kv, sims)
