@@ -250,18 +250,29 @@ class ProjectTurns:
     ) -> tuple[list[TurnHit], list[TurnHit], np.ndarray | None]:
         """(BM25 hits, nearest by cosine, every row's cosine) for one query, under the lock."""
         with self.lock:
+            live = self.live(as_of, known_at)  # one mask for both searches
             sims = None if query is None else self.similarities(query)
-            text = self.fulltext(words, as_of=as_of, known_at=known_at, k=k_text, params=params)
-            near = self.vector(sims, as_of=as_of, known_at=known_at, k=k_vector)
+            text = self.fulltext(
+                words, as_of=as_of, known_at=known_at, k=k_text, params=params, live=live
+            )
+            near = self.vector(sims, as_of=as_of, known_at=known_at, k=k_vector, live=live)
         return text, near, sims
 
     def fulltext(
-        self, words: Sequence[str], *, as_of: int, known_at: int, k: int, params: Bm25Params
+        self,
+        words: Sequence[str],
+        *,
+        as_of: int,
+        known_at: int,
+        k: int,
+        params: Bm25Params,
+        live: np.ndarray | None = None,
     ) -> list[TurnHit]:
         """The `k` best live turns by BM25 for `words`, with their text.
 
         The same formula as `recall.lexical.bm25` with exact document frequencies: every turn of
-        the project holding a word is in the postings.
+        the project holding a word is in the postings. `live`: `live(as_of, known_at)` when the
+        caller has it.
         """
         q = list(dict.fromkeys(t for w in words for t in tokenize(w)))
         n_docs, avgdl = self.stats()
@@ -286,23 +297,33 @@ class ProjectTurns:
             norm = params.k1 * (1 - params.b + params.b * length[docs] / avg)
             scores[docs] += idf * tf * k1p / (tf + norm)
             touched[docs] = True
-        hit = np.flatnonzero(touched & self.live(as_of, known_at) & (scores > 0))
+        if live is None:
+            live = self.live(as_of, known_at)
+        hit = np.flatnonzero(touched & live & (scores > 0))
         return [
             TurnHit(self.ids[i], float(scores[i]), self.texts[i]) for i in self._top(hit, scores, k)
         ]
 
     def vector(
-        self, sims: np.ndarray | None, *, as_of: int, known_at: int, k: int
+        self,
+        sims: np.ndarray | None,
+        *,
+        as_of: int,
+        known_at: int,
+        k: int,
+        live: np.ndarray | None = None,
     ) -> list[TurnHit]:
         """The `k` live turns nearest the query by cosine similarity, every embedded turn scored.
 
-        `sims` is `similarities(query)`.
+        `sims` is `similarities(query)`; `live` as for `fulltext`.
         """
         if sims is None:
             return []
         n = len(self.ids)
         has = np.frombuffer(self.has_vector, dtype=np.int8, count=n) > 0
-        hit = np.flatnonzero(has & self.live(as_of, known_at))
+        if live is None:
+            live = self.live(as_of, known_at)
+        hit = np.flatnonzero(has & live)
         return [TurnHit(self.ids[i], float(sims[i])) for i in self._top(hit, sims, k)]
 
     def similarities(self, query: np.ndarray) -> np.ndarray | None:
@@ -425,7 +446,9 @@ class TurnIndexes:
         self._max = max_turns
         self._projects: dict[str, ProjectTurns] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._too_big: dict[str, TurnClock | None] = {}
+        self._too_big: dict[str, int] = {}
+        """Project -> the clock epoch in which it did not fit: tried again in a new epoch only
+        (turns are deleted, so room is freed, only then), not on every write."""
         self._warming: set[str] = set()
         self._warm_task: asyncio.Task[None] | None = None
 
@@ -472,7 +495,7 @@ class TurnIndexes:
             and (held.clock.epoch != clock.epoch or held.clock.seq + 1 < clock.kept_from)
         ):
             held = None  # turns deleted, or changes no longer logged: load in full
-        if held is None and self._too_big.get(project) == clock:
+        if held is None and self._too_big.get(project) == clock.epoch:
             return None
         if held is None or held.clock is None:
             turns = await self._read_all(project)
@@ -486,7 +509,7 @@ class TurnIndexes:
         room = self._max - self.held() + (0 if held is None else len(held))
         if (0 if held is None else len(held)) + len(turns) > room:
             self._projects.pop(project, None)
-            self._too_big[project] = clock
+            self._too_big[project] = clock.epoch
             log.info("project %s: too many turns for the in-process index", project)
             return None
         fresh = held if held is not None else ProjectTurns(project)
