@@ -239,3 +239,32 @@ async def test_standing_preferences_and_named_decisions_open_answers(graph_db) -
     )
     opened = [r.candidate.id for r in asked.items if r.why.get("rule_first")]
     assert "fct_db" in opened
+
+
+async def test_rules_in_force_are_read_per_scope_once_each(graph_db) -> None:
+    """The caller's projects, another project, and every project (`*`): each rule once."""
+    await _seed(graph_db)
+    await CorrectionRepository(graph_db).upsert_many(
+        [
+            Correction(
+                id="cor_elsewhere",
+                project="webapp",
+                rule_text="Use pnpm, not npm.",
+                corrected_behaviour="Use pnpm, not npm.",
+                status="rule",
+                confidence=0.8,
+                valid_from=T0,
+            )
+        ]
+    )
+    repo = RecallRepository(graph_db)
+    now = to_ms(datetime.now(UTC))
+
+    async def ids(projects: tuple[str, ...]) -> list[str]:
+        return sorted(h.id for h in await repo.rules_in_force(projects, as_of=now, known_at=now))
+
+    assert await ids(("infra",)) == ["cor_http", "cor_plan"]
+    assert await ids(("webapp",)) == ["cor_elsewhere"]
+    assert await ids(("nobody",)) == []
+    assert await ids(("*",)) == ["cor_elsewhere", "cor_http", "cor_plan"]
+    assert await ids(("infra", "webapp")) == ["cor_elsewhere", "cor_http", "cor_plan"]
