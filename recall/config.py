@@ -50,13 +50,6 @@ class RankingSection(BaseModel):
     each with a 384-d embedding). A `context` call over one project held there searches its turns
     in process, exactly and without the engine's turn queries; a project past the room left is
     searched by the engine. 0 turns the index off."""
-    turn_index_coarse_min_turns: int = Field(default=20_000, ge=0)
-    """A project with at least this many embedded turns in the turn index finds its nearest
-    turns in two passes: a coarse one over the embeddings projected on their 128 main axes,
-    then the exact cosine for the `turn_index_rerank` best of it. Fewer turns: every one gets
-    the exact cosine. 0: always exact. (At 25K turns the exact scan reads 38 MB per query.)"""
-    turn_index_rerank: int = Field(default=1000, ge=1, le=100_000)
-    """How many turns the coarse pass hands to the exact cosine (at least `vector_candidates`)."""
     knowledge_candidates: int = Field(default=20, ge=0, le=500)
     """How many lessons, corrections and facts each fulltext search returns (0: none)."""
     expand_top: int = Field(default=20, ge=0, le=500)

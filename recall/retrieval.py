@@ -112,8 +112,8 @@ class _Found:
     vector: list[TurnHit]
     knowledge_text: list[KnowledgeHit]
     knowledge_vector: list[KnowledgeHit]
-    unit_query: np.ndarray | None = None
-    """The unit query vector the turn index searched with (`ProjectTurns.search`), else None."""
+    similarities: np.ndarray | None = None
+    """Every indexed turn's cosine to the query (the turn index's search), else None."""
 
 
 def _query_words(text: str) -> list[str]:
@@ -172,12 +172,7 @@ class RetrievalService:
         self._speakers = _Refreshing(_SPEAKER_TTL_S, self._load_speakers)
         self._stats = _Refreshing(_SPEAKER_TTL_S, self._load_stats)
         self._df: dict[str, tuple[float, int]] = {}
-        self.turn_index = TurnIndexes(
-            repo,
-            max_turns=ranking.turn_index_max_turns,
-            coarse_min=ranking.turn_index_coarse_min_turns,
-            rerank=ranking.turn_index_rerank,
-        )
+        self.turn_index = TurnIndexes(repo, max_turns=ranking.turn_index_max_turns)
 
     @property
     def _match_cap(self) -> int:
@@ -480,7 +475,7 @@ class RetrievalService:
         budget = w.fulltext_match_budget
         searched = prune_terms(df, budget) if words and budget > 0 else words
         kw = w.knowledge_candidates if knowledge else 0
-        (ft, vec, unit), (kn, kv) = await asyncio.gather(
+        (ft, vec, sims), (kn, kv) = await asyncio.gather(
             asyncio.to_thread(
                 index.search,
                 words,
@@ -495,7 +490,7 @@ class RetrievalService:
                 searched, projects, vector, k=kw, as_of=as_of, known_at=known_at
             ),
         )
-        return (words, searched, df), _Found(ft, vec, kn, kv, unit)
+        return (words, searched, df), _Found(ft, vec, kn, kv, sims)
 
     async def candidates(
         self,
@@ -557,7 +552,7 @@ class RetrievalService:
                     w.neighbour_window,
                     as_of=as_of,
                     known_at=known_at,
-                    unit=found.unit_query,
+                    sims=found.similarities,
                     scored=cosine_of,
                 ),
                 of_turns_read,

@@ -49,10 +49,6 @@ _BLAS = ThreadpoolController()
 doubled its CPU time (measured: 45 vs 22 CPU-ms per request at 100K turns)."""
 _CHARS_PER_WORD = 5.5
 """As `RetrievalService` turns mean characters into mean words for BM25 (`turn_stats`)."""
-_COARSE_DIMS = 128
-"""Dimensions of the coarse pass (`ProjectTurns.nearest`): a third of the memory read."""
-_COARSE_FIT_ROWS = 20_000
-"""Most embeddings the coarse projection is fitted on (evenly spaced rows)."""
 
 
 def _lo(v: int | None) -> int:
@@ -76,21 +72,9 @@ class Bm25Params:
 class ProjectTurns:
     """Every turn of one project: columns, postings and embeddings, with the clock they match."""
 
-    def __init__(
-        self,
-        project: str,
-        dimensions: int | None = None,
-        block: int = _BLOCK,
-        *,
-        coarse_min: int = 0,
-        rerank: int = 1000,
-    ) -> None:
+    def __init__(self, project: str, dimensions: int | None = None, block: int = _BLOCK) -> None:
         self.project = project
         self.block = block
-        self.coarse_min = coarse_min
-        """Embedded turns from which the nearest are found by the coarse pass (0: never)."""
-        self.rerank = rerank
-        """How many turns the coarse pass hands to the exact cosine (at least the k asked)."""
         self.lock = threading.Lock()
         """Held by every search and update (they run in worker threads)."""
         self.clock: TurnClock | None = None
@@ -120,11 +104,6 @@ class ProjectTurns:
         self.has_vector = array("b")
         self.blocks: list[np.ndarray] = []
         self.dimensions = dimensions
-        self.basis: np.ndarray | None = None
-        """dimensions x `_COARSE_DIMS`: the main axes of the embeddings (None: exact only)."""
-        self.coarse: list[np.ndarray] = []
-        """Each vector block projected on `basis` (the same rows)."""
-        self._live_memo: tuple[int, int, int, np.ndarray] | None = None
         self.quality: dict[str, float | None] = {}
         self.by_session: dict[str, dict[int, int]] = {}
 
@@ -138,12 +117,10 @@ class ProjectTurns:
     ) -> None:
         """Take in turns written (new or changed) and session qualities, then stamp `clock`."""
         with self.lock:
-            self._live_memo = None
             for t in turns:
                 self._put(t)
             self.quality.update(quality)
             self.clock = clock
-            self._fit_coarse()
 
     def _put(self, t: IndexedTurn) -> None:
         row = self.pos.get(t.id)
@@ -199,40 +176,6 @@ class ProjectTurns:
             return
         while len(self.blocks) * self.block < len(self.ids):
             self.blocks.append(np.zeros((self.block, self.dimensions), dtype=np.float32))
-            if self.basis is not None:
-                self.coarse.append(np.zeros((self.block, self.basis.shape[1]), dtype=np.float32))
-
-    def _fit_coarse(self) -> None:
-        """Fit the coarse projection once `coarse_min` turns have embeddings.
-
-        The main axes of the embeddings' second moment (not centred: the pass approximates dot
-        products), from up to `_COARSE_FIT_ROWS` rows; later vectors are projected on the same
-        axes as they arrive. The axes only steer which turns get the exact cosine, so a
-        projection fitted on older turns costs recall, never correctness; a full reload fits
-        it again.
-        """
-        if self.basis is not None or self.coarse_min <= 0 or self.dimensions is None:
-            return
-        n = len(self.ids)
-        embedded = np.flatnonzero(np.frombuffer(self.has_vector, dtype=np.int8, count=n) > 0)
-        if embedded.size < self.coarse_min or self.dimensions <= _COARSE_DIMS:
-            return
-        step = max(1, embedded.size // _COARSE_FIT_ROWS)
-        sample = self._rows_of(embedded[::step]).astype(np.float64)
-        _, axes = np.linalg.eigh(sample.T @ sample)  # ascending eigenvalues
-        self.basis = np.ascontiguousarray(axes[:, ::-1][:, :_COARSE_DIMS], dtype=np.float32)
-        with _BLAS.limit(limits=1, user_api="blas"):
-            self.coarse = [blk @ self.basis for blk in self.blocks]
-
-    def _rows_of(self, rows: np.ndarray) -> np.ndarray:
-        """The (unit) vectors of `rows`, in their order (zeros for rows without one)."""
-        assert self.dimensions is not None
-        out = np.empty((rows.size, self.dimensions), dtype=np.float32)
-        which = rows // self.block
-        for b in np.unique(which):
-            at = np.flatnonzero(which == b)
-            out[at] = self.blocks[b][rows[at] % self.block]
-        return out
 
     def _unlink(self, row: int) -> None:
         sid = self.session[row]
@@ -262,10 +205,7 @@ class ProjectTurns:
             self.has_vector[row] = 0
             return
         norm = float(np.linalg.norm(v))
-        unit = v / norm if norm > 0 else v
-        self.blocks[row // self.block][row % self.block] = unit
-        if self.basis is not None:
-            self.coarse[row // self.block][row % self.block] = unit @ self.basis
+        self.blocks[row // self.block][row % self.block] = v / norm if norm > 0 else v
         self.has_vector[row] = 1 if norm > 0 else 0
 
     # -- reads -----------------------------------------------------------------------------------
@@ -276,28 +216,19 @@ class ProjectTurns:
         return n, (self.chars / n / _CHARS_PER_WORD) if n else 0.0
 
     def live(self, as_of: int, known_at: int) -> np.ndarray:
-        """Rows readable at event time `as_of` as recorded at `known_at` (bool per row).
-
-        The last mask is kept until the next update: a search and its candidates' read ask for
-        the same one.
-        """
+        """Rows readable at event time `as_of` as recorded at `known_at` (bool per row)."""
         n = len(self.ids)
-        memo = self._live_memo
-        if memo is not None and memo[:3] == (as_of, known_at, n):
-            return memo[3]
 
         def col(a: array[int]) -> np.ndarray:
             return np.frombuffer(a, dtype=np.int64, count=n)
 
-        mask = (
+        return (
             (np.frombuffer(self.alive, dtype=np.int8, count=n) > 0)
             & (col(self.valid_from) <= as_of)
             & (col(self.valid_to) > as_of)
             & (col(self.recorded_at) <= known_at)
             & (col(self.expired_at) > known_at)
         )
-        self._live_memo = (as_of, known_at, n, mask)
-        return mask
 
     def document_frequency(self, words: Iterable[str]) -> dict[str, int]:
         """Word -> how many turns of the project hold its stem (0 for a word with none).
@@ -317,18 +248,15 @@ class ProjectTurns:
         k_vector: int,
         params: Bm25Params,
     ) -> tuple[list[TurnHit], list[TurnHit], np.ndarray | None]:
-        """(BM25 hits, nearest by cosine, the unit query vector) for one query, under the lock.
-
-        The unit query is None without a usable query vector; `facts` takes it.
-        """
+        """(BM25 hits, nearest by cosine, every row's cosine) for one query, under the lock."""
         with self.lock:
             live = self.live(as_of, known_at)  # one mask for both searches
-            unit = None if query is None else self.unit_query(query)
+            sims = None if query is None else self.similarities(query)
             text = self.fulltext(
                 words, as_of=as_of, known_at=known_at, k=k_text, params=params, live=live
             )
-            near = [] if unit is None else self.nearest(unit, k=k_vector, live=live)
-        return text, near, unit
+            near = self.vector(sims, as_of=as_of, known_at=known_at, k=k_vector, live=live)
+        return text, near, sims
 
     def fulltext(
         self,
@@ -376,55 +304,37 @@ class ProjectTurns:
             TurnHit(self.ids[i], float(scores[i]), self.texts[i]) for i in self._top(hit, scores, k)
         ]
 
-    def unit_query(self, query: np.ndarray) -> np.ndarray | None:
-        """`query` scaled to length 1 as float32 (None: no vectors held, or another dimension)."""
-        if self.dimensions is None or query.shape[0] != self.dimensions or not self.ids:
-            return None
-        norm = float(np.linalg.norm(query))
-        return (query / norm if norm > 0 else query).astype(np.float32)
+    def vector(
+        self,
+        sims: np.ndarray | None,
+        *,
+        as_of: int,
+        known_at: int,
+        k: int,
+        live: np.ndarray | None = None,
+    ) -> list[TurnHit]:
+        """The `k` live turns nearest the query by cosine similarity, every embedded turn scored.
+
+        `sims` is `similarities(query)`; `live` as for `fulltext`.
+        """
+        if sims is None:
+            return []
+        n = len(self.ids)
+        has = np.frombuffer(self.has_vector, dtype=np.int8, count=n) > 0
+        if live is None:
+            live = self.live(as_of, known_at)
+        hit = np.flatnonzero(has & live)
+        return [TurnHit(self.ids[i], float(sims[i])) for i in self._top(hit, sims, k)]
 
     def similarities(self, query: np.ndarray) -> np.ndarray | None:
         """Cosine similarity of every row to `query` (rows without a vector score 0)."""
-        unit = self.unit_query(query)
-        if unit is None:
+        if self.dimensions is None or query.shape[0] != self.dimensions or not self.ids:
             return None
+        norm = float(np.linalg.norm(query))
+        qn = (query / norm if norm > 0 else query).astype(np.float32)
         with _BLAS.limit(limits=1, user_api="blas"):
-            parts = [blk @ unit for blk in self.blocks]
+            parts = [blk @ qn for blk in self.blocks]
         return np.concatenate(parts)[: len(self.ids)]
-
-    def cosine(self, unit: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Exact cosine similarity of `rows` to the unit query `unit` (rows without a vector: 0)."""
-        if rows.size == 0:
-            return np.zeros(0, dtype=np.float32)
-        with _BLAS.limit(limits=1, user_api="blas"):
-            out: np.ndarray = self._rows_of(rows) @ unit
-        return out
-
-    def nearest(self, unit: np.ndarray, *, k: int, live: np.ndarray) -> list[TurnHit]:
-        """The `k` turns among `live` nearest the unit query `unit`, by exact cosine.
-
-        Every embedded turn is scored while the project has fewer than `coarse_min` of them.
-        Past that, a coarse pass over their projection on the main axes (`basis`: a third of
-        the memory to read, which bounds the cost) picks the `rerank` likeliest, and those get
-        the exact cosine; a turn the coarse pass misses is the price, measured in the README.
-        """
-        n = len(self.ids)
-        rows = np.flatnonzero((np.frombuffer(self.has_vector, dtype=np.int8, count=n) > 0) & live)
-        if self.basis is None:
-            sims = self.similarities(unit)
-            if sims is None:
-                return []
-            return [TurnHit(self.ids[i], float(sims[i])) for i in self._top(rows, sims, k)]
-        want = max(self.rerank, k)
-        if rows.size > want:
-            with _BLAS.limit(limits=1, user_api="blas"):
-                q = unit @ self.basis
-                rough = np.concatenate([blk @ q for blk in self.coarse])[:n]
-            part = rough[rows]
-            rows = rows[np.argpartition(part, part.size - want)[part.size - want :]]
-        exact = np.zeros(n, dtype=np.float32)
-        exact[rows] = self.cosine(unit, rows)
-        return [TurnHit(self.ids[i], float(exact[i])) for i in self._top(rows, exact, k)]
 
     def _top(self, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
         """`rows` by score (ties by id), the best `k` (all when k <= 0)."""
@@ -444,14 +354,13 @@ class ProjectTurns:
         *,
         as_of: int,
         known_at: int,
-        unit: np.ndarray | None,
+        sims: np.ndarray | None,
         scored: Collection[str],
     ) -> list[TurnFacts]:
         """What `RecallRepository.turns_fetch` returns, from the index.
 
         The turns `ids` plus the live turns of their sessions within `window` ordinals of the
-        turns `top`, with their columns; `unit` is the unit query vector (`search`; None: no
-        query vector): a turn not in `scored` gets its cosine to it.
+        turns `top`, with their columns; `sims` is `similarities(query)` (None: no query vector).
         """
         live = self.live(as_of, known_at)
         rows: dict[int, None] = {}
@@ -471,17 +380,12 @@ class ProjectTurns:
                     n = here.get(o + d)
                     if n is not None and live[n]:
                         rows[n] = None
-        sims: dict[int, float] = {}
-        if unit is not None:
-            need = np.fromiter(
-                (r for r in rows if self.has_vector[r] and self.ids[r] not in scored),
-                dtype=np.int64,
-            )
-            sims = dict(zip(need.tolist(), self.cosine(unit, need).tolist(), strict=True))
         out = []
         for r in rows:
             tid = self.ids[r]
-            sim = sims.get(r)
+            sim = None
+            if sims is not None and self.has_vector[r] and tid not in scored:
+                sim = float(sims[r])
             sid = self.session[r]
             out.append(
                 TurnFacts(
@@ -508,13 +412,13 @@ class ProjectTurns:
         *,
         as_of: int,
         known_at: int,
-        unit: np.ndarray | None,
+        sims: np.ndarray | None,
         scored: Collection[str],
     ) -> tuple[list[TurnFacts], dict[str, str]]:
         """`facts` and the texts of the turns it returns, under the lock."""
         with self.lock:
             rows = self.facts(
-                ids, top, window, as_of=as_of, known_at=known_at, unit=unit, scored=scored
+                ids, top, window, as_of=as_of, known_at=known_at, sims=sims, scored=scored
             )
             return rows, self.texts_of(r.id for r in rows)
 
@@ -536,13 +440,10 @@ class TurnIndexes:
     index off.
     """
 
-    def __init__(
-        self, repo: RecallRepository, *, max_turns: int, coarse_min: int = 0, rerank: int = 1000
-    ) -> None:
+    def __init__(self, repo: RecallRepository, *, max_turns: int) -> None:
         self._repo = repo
         self._clock = TurnClockRepository(repo.db)
         self._max = max_turns
-        self._coarse = (coarse_min, rerank)
         self._projects: dict[str, ProjectTurns] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._too_big: dict[str, int] = {}
@@ -611,14 +512,10 @@ class TurnIndexes:
             self._too_big[project] = clock.epoch
             log.info("project %s: too many turns for the in-process index", project)
             return None
-        fresh = held if held is not None else self._new(project)
+        fresh = held if held is not None else ProjectTurns(project)
         await asyncio.to_thread(fresh.apply, turns, quality, clock)
         self._projects[project] = fresh
         return fresh
-
-    def _new(self, project: str) -> ProjectTurns:
-        coarse_min, rerank = self._coarse
-        return ProjectTurns(project, coarse_min=coarse_min, rerank=rerank)
 
     def status(self) -> dict[str, object]:
         """What `/readyz` reports: whether the start-up load runs, projects and turns held."""

@@ -125,7 +125,7 @@ async def test_as_of_reads_see_no_later_turn_nor_later_neighbour(graph_db) -> No
     assert index is not None
     now = now_ms()
     facts = index.facts(
-        ["trn_alpha_1"], ["trn_alpha_1"], 2, as_of=as_of, known_at=now, unit=None, scored=()
+        ["trn_alpha_1"], ["trn_alpha_1"], 2, as_of=as_of, known_at=now, sims=None, scored=()
     )
     assert {f.id for f in facts} == {"trn_alpha_0", "trn_alpha_1"}
 
@@ -135,16 +135,15 @@ async def test_embeddings_written_later_are_searched(graph_db) -> None:
     svc = _svc(graph_db)
     index = await svc.turn_index.current(("alpha",))
     assert index is not None
+    now = now_ms()
     q = np.asarray(_unit(3), dtype=np.float32)
-    assert index.unit_query(q) is None  # no vector held yet
+    assert index.vector(index.similarities(q), as_of=now, known_at=now, k=5) == []
     await TurnRepository(graph_db).set_embeddings(
         [(f"trn_alpha_{i}", _unit(i)) for i in range(len(TEXTS))]
     )
     index = await svc.turn_index.current(("alpha",))
     assert index is not None
-    unit = index.unit_query(q)
-    assert unit is not None
-    hits = index.nearest(unit, k=2, live=index.live(now_ms(), now_ms()))
+    hits = index.vector(index.similarities(q), as_of=now_ms(), known_at=now_ms(), k=2)
     assert hits[0].id == "trn_alpha_3"
     assert abs(hits[0].score - 1.0) < 1e-5
     # the engine's exact search agrees on the order
@@ -163,12 +162,12 @@ async def test_session_quality_changes_reach_the_index(graph_db) -> None:
     index = await svc.turn_index.current(("alpha",))
     assert index is not None
     now = now_ms()
-    (fact,) = index.facts(["trn_alpha_0"], [], 0, as_of=now, known_at=now, unit=None, scored=())
+    (fact,) = index.facts(["trn_alpha_0"], [], 0, as_of=now, known_at=now, sims=None, scored=())
     assert fact.quality == 0.2
     await sessions.upsert_many([session.model_copy(update={"quality": 0.9})])
     index = await svc.turn_index.current(("alpha",))
     assert index is not None
-    (fact,) = index.facts(["trn_alpha_0"], [], 0, as_of=now, known_at=now, unit=None, scored=())
+    (fact,) = index.facts(["trn_alpha_0"], [], 0, as_of=now, known_at=now, sims=None, scored=())
     assert fact.quality == 0.9
 
 
