@@ -10,7 +10,10 @@ the opposite one; one *reverses* the other when a target flips, or when it withd
 
 Targets are Snowball stems of the head words of the object phrase, without generic verbs,
 particles and whatever follows a preposition ("use requests in the ingestion service" targets
-`request`). This module owns the rule; extraction (AUDN) and ranking read it.
+`request`). A date notation is the target of the instruction that names it, whatever the verb
+("write dates as YYYY-MM-DD" and "use DD/MM/YYYY for dates" target `yyyy-mm-dd` and
+`dd/mm/yyyy`, both of the kind `date format`: `target_kind`). This module owns the rule;
+extraction (AUDN) and ranking read it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "lifting",
     "reverses",
     "stance",
+    "target_kind",
 ]
 
 Polarity = Literal[1, -1, 0]
@@ -164,6 +168,10 @@ _PREPOSITION = re.compile(
 )
 _PARTICLE = re.compile(r"^(?:for|with|to|on|up|into|through|over)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#\-]*")
+_DATE_NOTATION = r"(?<![\w/.\-])(?:[dmy]{1,4}[/.\-]){1,2}[dmy]{1,4}(?![\w/\-]|\.\w)"
+"""A date format written as its letters: YYYY-MM-DD, DD/MM/YYYY, MM.DD.YY, MM/YYYY."""
+_DATE_FORMAT = re.compile(_DATE_NOTATION, re.IGNORECASE)
+_TOKEN = re.compile(rf"{_DATE_NOTATION}|{_WORD.pattern}", re.IGNORECASE)
 
 _PAIR = re.compile(
     r"^(?P<x>.+?)\s*,?\s*(?P<how>instead of|rather than|and not|but not|do not|don't|not|over)"
@@ -206,10 +214,25 @@ _LEAD = re.compile(
 _ALWAYS = re.compile(r"^(?:always|make sure to|make sure you|remember to)\s+(?P<x>.+)$", re.I)
 
 
+def target_kind(target: str) -> str | None:
+    """The kind of thing a target is when the notation says so (`date format`), else None.
+
+    One date format at a time: an instruction to write another one takes the old one's place.
+    """
+    return "date format" if _DATE_FORMAT.fullmatch(target) else None
+
+
 def _content(phrase: str) -> list[str]:
-    """Stems of the content words of a phrase, in order, without generic words."""
+    """Stems of the content words of a phrase, in order, without generic words.
+
+    A date notation is one word, kept as written (lower case): it has no stem.
+    """
     out: list[str] = []
-    for w in _WORD.findall(phrase.lower()):
+    for w in _TOKEN.findall(phrase.lower()):
+        if _DATE_FORMAT.fullmatch(w):
+            if w not in out:
+                out.append(w)
+            continue
         w = w.strip(".-")
         if len(w) < 2 or w in STOPWORDS or w in _GENERIC:
             continue
@@ -220,8 +243,15 @@ def _content(phrase: str) -> list[str]:
 
 
 def targets(phrase: str) -> tuple[str, ...]:
-    """Stems of the head words of an object phrase (at most three)."""
+    """Stems of the head words of an object phrase (at most three).
+
+    A phrase naming a date notation targets the notation ("write dates as YYYY-MM-DD": what to
+    write is the format, though it follows a preposition).
+    """
     p = phrase.strip().lower()
+    formats = tuple(dict.fromkeys(_DATE_FORMAT.findall(p)))
+    if formats:
+        return formats[:3]
     first = _WORD.match(p)
     if first and first.group(0) in _GENERIC:  # "use X", "reaching for X"
         p = _PARTICLE.sub("", p[first.end() :].strip())
@@ -269,6 +299,8 @@ def stance(text: str) -> Stance:
         return Stance(tuple(_pair(pair.group("x"), pair.group("y"), pair.group("how"))))
     first = _WORD.match(body.lower())
     if m or (first and first.group(0) in {"use", "prefer", "run", "call", "switch", "stick"}):
+        return Stance(tuple(_side(body, USE)))
+    if _DATE_FORMAT.search(body):  # "format dates as MM/DD/YYYY": the notation to use
         return Stance(tuple(_side(body, USE)))
     return Stance()
 

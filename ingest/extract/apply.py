@@ -50,7 +50,7 @@ from ingest.extract.text import tech_category
 from knowledge.config import CorrectionRules
 from knowledge.habits import ends_habit
 from knowledge.scoring import STATUS_ORDER, correction_status, lesson_quality
-from knowledge.stance import USE, agrees, stance
+from knowledge.stance import USE, agrees, stance, target_kind
 from knowledge.stance import reverses as reverses_stance
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
 
@@ -167,19 +167,26 @@ def _fact_statement(c: FactCandidate) -> str:
     return c.statement or f"{c.subject} {c.predicate} {c.object}"
 
 
-def _category(stem: str) -> str | None:
-    """The lexicon category of a stance target ("tab" -> "indentation")."""
-    return tech_category(stem) or tech_category(stem + "s")
+def _category(target: str) -> str | None:
+    """The kind of a stance target.
+
+    Its notation's ("dd/mm/yyyy" -> "date format"), else its lexicon category ("tab" ->
+    "indentation").
+    """
+    return target_kind(target) or tech_category(target) or tech_category(target + "s")
 
 
 _SCOPE = re.compile(r"\b(?:for|in|on|with)\s+(?P<s>[^.,;!?]+)", re.I)
 
 
 def _scope(rule: str, category: str) -> frozenset[str]:
-    """What a rule is limited to ("for e2e tests"), its category itself being no limit."""
+    """What a rule is limited to ("for e2e tests"), its category itself being no limit.
+
+    Stems, so "for dates" is no limit on a date format.
+    """
     m = _SCOPE.search(rule)
-    words = set(content_words(m.group("s"))) if m else set()
-    return frozenset(w for w in words if w not in set(category.split()))
+    words = {stem(w) for w in content_words(m.group("s"))} if m else set()
+    return frozenset(words - {stem(w) for w in category.split()})
 
 
 def takes_the_place_of(new: str, old: str) -> bool:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.stance import AVOID, USE, WITHDRAW, agrees, lifted, lifting, reverses, stance
+from knowledge.stance import (
+    AVOID,
+    USE,
+    WITHDRAW,
+    agrees,
+    lifted,
+    lifting,
+    reverses,
+    stance,
+    target_kind,
+)
 
 
 @pytest.mark.parametrize(
@@ -88,3 +98,20 @@ def test_lifted_names_what_a_clause_lifts() -> None:
         stance("go ahead and run the e2e tests locally again"),
         stance("Do not run the e2e tests locally."),
     )
+
+
+def test_a_date_notation_is_the_target_of_the_instruction_that_names_it() -> None:
+    assert stance("Always write dates as YYYY-MM-DD.").polarity() == {"yyyy-mm-dd": USE}
+    assert stance("Use DD/MM/YYYY for dates.").polarity() == {"dd/mm/yyyy": USE}
+    assert stance("Format dates as MM/DD/YYYY from now on.").polarity() == {"mm/dd/yyyy": USE}
+    assert stance("Never write dates as MM/DD/YY.").polarity() == {"mm/dd/yy": AVOID}
+    assert stance("Use DD/MM/YYYY instead of YYYY-MM-DD.").polarity() == {
+        "dd/mm/yyyy": USE,
+        "yyyy-mm-dd": AVOID,
+    }
+    assert agrees(stance("Use YYYY-MM-DD for dates."), stance("Write dates as YYYY-MM-DD."))
+    assert reverses(stance("Never write dates as MM/DD/YY."), stance("Use MM/DD/YY for dates."))
+    # a version number or a file name is no date notation
+    assert all(target_kind(t) is None for t in stance("Use numpy 1.26.4 in setup.py.").polarity())
+    assert target_kind("dd/mm/yyyy") == "date format"
+    assert target_kind("npm") is None

@@ -14,6 +14,12 @@ from ingest.extract.apply import takes_the_place_of
         ("Use pnpm.", "Use pnpm.", False),  # the same thing: a repeat, not a replacement
         ("Use pytest for unit tests.", "Use yarn.", False),  # another kind of tool
         ("Do not use npm.", "Use yarn.", False),  # avoiding one names no replacement
+        # one date format at a time, whatever the verb; "for dates" narrows nothing
+        ("Use DD/MM/YYYY for dates.", "Always write dates as YYYY-MM-DD.", True),
+        ("Format dates as MM/DD/YYYY.", "Use DD.MM.YYYY for dates.", True),
+        ("Use DD/MM/YYYY for dates in the admin panel.", "Write dates as YYYY-MM-DD.", False),
+        ("Use DD/MM/YYYY for dates.", "Use pnpm.", False),  # another kind of thing
+        ("Always write dates as YYYY-MM-DD.", "Write dates as YYYY-MM-DD.", False),  # a repeat
     ],
 )
 def test_a_rule_to_use_another_tool_of_the_same_kind_replaces_the_old(
