@@ -1,8 +1,9 @@
-"""Habits: what a person says they do regularly, and when giving one up ends such a statement.
+"""Habits and belongings: what a person does regularly or has, and what ends such a statement.
 
 "I've quit coffee" ends "drinks their coffee black, two cups every morning": a statement of the
 same person that names the thing given up with a verb of doing it regularly. A statement that
-only mentions it ("their favourite coffee shop is Blue Bottle") stays.
+only mentions it ("their favourite coffee shop is Blue Bottle") stays. Likewise "I sold my
+Honda Civic" ends "drives a Honda Civic" (`ends_having`), and not "sold their Honda Civic".
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 
 from core.text import search_tokens
 
-__all__ = ["HABIT_VERBS", "ends_habit"]
+__all__ = ["HABIT_VERBS", "PARTING", "ends_habit", "ends_having"]
 
 HABIT_VERBS: dict[str, str] = {
     "drink": "drinking",
@@ -45,3 +46,25 @@ def ends_habit(statement: str, given_up: str) -> bool:
     if not wanted or _NEGATED.search(statement):
         return False
     return wanted <= set(search_tokens(statement)) and _DOING.search(statement) is not None
+
+
+PARTING = r"sold|gave away|given away|got rid of|gotten rid of|traded in|scrapped|returned"
+"""Verbs of no longer having something ("I sold my bike")."""
+_HAVING = re.compile(
+    r"\b(?:has|have|had|owns?|owned|drives?|drove|rides?|rode|bought|got|gets|keeps?|kept|"
+    r"uses?|used|plays?|played|adopted|is (?:getting|driving|riding|using))\b",
+    re.IGNORECASE,
+)
+_PARTED = re.compile(rf"\b(?:{PARTING}|no longer|used to|anymore|any more)\b", re.IGNORECASE)
+
+
+def ends_having(statement: str, parted: str) -> bool:
+    """Whether `statement` says its subject has `parted` (so parting with it ends it).
+
+    Every content word of `parted` must be in the statement (stemmed), with a verb of having,
+    driving or owning it, and the statement must not itself say it is gone.
+    """
+    wanted = set(search_tokens(parted))
+    if not wanted or _PARTED.search(statement):
+        return False
+    return wanted <= set(search_tokens(statement)) and _HAVING.search(statement) is not None

@@ -48,7 +48,7 @@ from ingest.extract.models import (
 )
 from ingest.extract.text import tech_category
 from knowledge.config import CorrectionRules
-from knowledge.habits import ends_habit
+from knowledge.habits import ends_habit, ends_having
 from knowledge.scoring import STATUS_ORDER, correction_status, lesson_quality
 from knowledge.stance import USE, agrees, stance, target_kind
 from knowledge.stance import reverses as reverses_stance
@@ -210,6 +210,8 @@ def _ends(c: FactCandidate, f: Fact) -> bool:
     """Whether new fact `c` says current fact `f` no longer holds (see `_ended_by`)."""
     if c.ends and f.subject == normalize_key(c.subject):
         return ends_habit(f.statement, c.ends)
+    if c.parted and f.subject == normalize_key(c.subject):
+        return ends_having(f.statement, c.parted)
     if c.replaces and f.kind == "decision":
         old = normalize_key(c.replaces)
         return normalize_key(f.object) == old or normalize_key(f.object).split()[:1] == [old]
@@ -780,11 +782,13 @@ class KnowledgeWriter:
         """`(new, old)` pairs of current facts a new one says no longer hold, whatever their key.
 
         A habit given up (`FactCandidate.ends`) contradicts its subject's statements of doing it
-        (`knowledge.habits.ends_habit`); a decision that replaces something (`replaces`: "we
-        replaced Redis with Memcached") contradicts the project's current decisions to use it.
-        The project's current facts are read only when a fact of `r` says either.
+        (`knowledge.habits.ends_habit`), a thing parted with (`parted`: "I sold my Honda Civic")
+        its statements of having it (`ends_having`); a decision that replaces something
+        (`replaces`: "we replaced Redis with Memcached") contradicts the project's current
+        decisions to use it.
+        The project's current facts are read only when a fact of `r` says one of these.
         """
-        enders = [c for c in r.facts if c.ends or c.replaces]
+        enders = [c for c in r.facts if c.ends or c.parted or c.replaces]
         if not enders:
             return []
         live = await self.facts.list_active(r.project, as_of=now, known_at=now)

@@ -162,6 +162,9 @@ class FactCandidate(BaseModel):
     """A habit the subject gave up ("coffee"): their current statements of doing it end."""
     replaces: str = ""
     """What a decision says it replaces ("Redis"): the project's current decisions for it end."""
+    parted: str = ""
+    """What the subject says they no longer have ("Honda Civic", after "I sold my Honda Civic"):
+    their current statements of having, driving or owning it end."""
     corrects: bool = False
     """Said as a correction of a mistake ("I misspoke: ..."): the current value of the same key
     was wrong, not ended, so it is retracted and this one holds from when that one did."""

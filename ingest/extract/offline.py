@@ -53,7 +53,7 @@ from ingest.extract.text import (
     with_category,
 )
 from knowledge.environments import scoped_subject
-from knowledge.habits import HABIT_VERBS
+from knowledge.habits import HABIT_VERBS, PARTING
 from knowledge.labels import is_generic_label
 from knowledge.prose import is_person, is_verb_form
 from knowledge.stance import LEAD_WORDS, lifting
@@ -1685,6 +1685,44 @@ def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate |
     return None
 
 
+_PARTING_WITH = re.compile(
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |already |also )?(?:{PARTING}) "
+    r"(?:my|our) (?P<x>[A-Za-z0-9][\w\-' ]{1,40}?)"
+    r"(?=\s*(?:[.,;!?\n]|\band\b|\bto\b|\bfor\b|\bbecause\b|\bsince\b|\bso\b|$))"
+)
+
+
+def _parted_facts(turns: Sequence[TurnInput], chat: bool) -> list[FactCandidate]:
+    """What a person says they no longer have ("I sold my Honda Civic and bought a Tesla").
+
+    Each is a fact of its own (`FactCandidate.parted`) that ends their current statements of
+    having, driving or owning it (`knowledge.habits.ends_having`); the turn keeps its
+    observation, since it may say what came instead.
+    """
+    out: list[FactCandidate] = []
+    for t in turns:
+        person = is_person(t.speaker)
+        if t.tool_name or not (t.role == "user" or (chat and person)):
+            continue
+        speaker = t.speaker if person else t.role
+        for m in _PARTING_WITH.finditer(t.text):
+            x = RELATIVE_TIME.split(m.group("x"))[0].strip()
+            x = re.sub(r"^(?:old|former|previous|trusty|beloved)\s+", "", x, flags=re.I)
+            if not x or _NOT_A_HABIT.match(x.lower()):
+                continue
+            fact = _said(
+                subject=_fact_key(speaker),
+                predicate=f"parted with {normalize_key(x)}",
+                object=x,
+                kind="other",
+                statement=f"{speaker} no longer has their {x}",
+                confidence=0.65,
+                t=t,
+            )
+            out.append(fact.model_copy(update={"parted": x}))
+    return out
+
+
 def _todo_list_facts(turns: Sequence[TurnInput]) -> list[FactCandidate]:
     """Agent todo lists (Claude Code's TodoWrite): one status fact per item.
 
@@ -2091,6 +2129,7 @@ class OfflineExtractor:
         # a turn that states a fact of its own (a diet, a decision) needs no observation besides
         told = {tid for f in out for tid in f.turn_ids}
         out += [o for o in observations(session.turns, chat=chat) if not told & set(o.turn_ids)]
+        out += _parted_facts(session.turns, chat)
         # "started <hobby>" accumulates (never contradicts); make each its own predicate.
         return [
             f.model_copy(update={"predicate": f"started {normalize_key(f.object)}"})

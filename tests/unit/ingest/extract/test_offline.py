@@ -563,6 +563,21 @@ def test_a_habit_given_up_names_what_it_ends() -> None:
     ]
 
 
+def test_a_thing_parted_with_names_what_it_ends() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "I sold my Honda Civic and bought a Tesla Model 3."),
+            ("user", "We finally got rid of our old Subaru last month."),
+            ("user", "I sold the idea to my boss."),  # not a belonging
+            ("user", "I sold 20 tickets."),  # not one of mine
+        )
+    )
+    assert [(f.statement, f.parted) for f in r.facts if f.parted] == [
+        ("Ann no longer has their Honda Civic", "Honda Civic"),
+        ("Ann no longer has their Subaru", "Subaru"),
+    ]
+
+
 def test_team_leads_schedules_pets_and_reply_language_keep_one_current_value() -> None:
     assert _facts_of(
         "Maria leads the backend team, ask her for reviews.",
