@@ -10,10 +10,10 @@ the opposite one; one *reverses* the other when a target flips, or when it withd
 
 Targets are Snowball stems of the head words of the object phrase, without generic verbs,
 particles and whatever follows a preposition ("use requests in the ingestion service" targets
-`request`). A date notation is the target of the instruction that names it, whatever the verb
-("write dates as YYYY-MM-DD" and "use DD/MM/YYYY for dates" target `yyyy-mm-dd` and
-`dd/mm/yyyy`, both of the kind `date format`: `target_kind`). This module owns the rule;
-extraction (AUDN) and ranking read it.
+`request`). A convention's notation is the target of the instruction that names it, whatever
+the verb ("write dates as YYYY-MM-DD" and "use DD/MM/YYYY for dates" target `yyyy-mm-dd` and
+`dd/mm/yyyy`, both of the kind `date format`; snake_case and camelCase are of the kind `naming
+case`: `target_kind`). This module owns the rule; extraction (AUDN) and ranking read it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ __all__ = [
     "agrees",
     "lifted",
     "lifting",
+    "notations",
     "reverses",
     "stance",
     "target_kind",
@@ -168,10 +169,38 @@ _PREPOSITION = re.compile(
 )
 _PARTICLE = re.compile(r"^(?:for|with|to|on|up|into|through|over)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#\-]*")
-_DATE_NOTATION = r"(?<![\w/.\-])(?:[dmy]{1,4}[/.\-]){1,2}[dmy]{1,4}(?![\w/\-]|\.\w)"
-"""A date format written as its letters: YYYY-MM-DD, DD/MM/YYYY, MM.DD.YY, MM/YYYY."""
-_DATE_FORMAT = re.compile(_DATE_NOTATION, re.IGNORECASE)
-_TOKEN = re.compile(rf"{_DATE_NOTATION}|{_WORD.pattern}", re.IGNORECASE)
+_NOTATIONS: tuple[tuple[str, str], ...] = (
+    (r"(?<![\w/.\-])(?:[dmy]{1,4}[/.\-]){1,2}[dmy]{1,4}(?![\w/\-]|\.\w)", "date format"),
+    (
+        r"\b(?:screaming[_\- ]?snake|snake|camel|pascal|kebab|upper|lower|title)[_\- ]?case\b",
+        "naming case",
+    ),
+    (r"\b(?:single|double)[\- ]quot(?:es|e|ed|ation marks?)\b", "quote style"),
+    (r"\b\d{1,2}[\- ]spaces?\b", "indentation"),
+)
+"""Conventions written as a notation, each of a kind of which one holds at a time: a date format
+(YYYY-MM-DD, DD/MM/YYYY, MM.DD.YY), a naming case (snake_case, camelCase, kebab-case), a quote
+style (single quotes), an indentation width (4 spaces)."""
+_NOTATION = re.compile("|".join(f"(?:{rx})" for rx, _ in _NOTATIONS), re.IGNORECASE)
+_KINDS = tuple((re.compile(rx, re.IGNORECASE), kind) for rx, kind in _NOTATIONS)
+_TOKEN = re.compile(rf"{_NOTATION.pattern}|{_WORD.pattern}", re.IGNORECASE)
+
+
+def _notation(text: str) -> str:
+    """The one spelling of a notation.
+
+    "snake_case" and "Snake case" are `snakecase`, "4 spaces" is `4-space`, "Double-quoted" is
+    `double quotes`; a date format is kept as written.
+    """
+    t = text.lower()
+    if t.endswith("case"):
+        return re.sub(r"[_\- ]", "", t)
+    if "space" in t:
+        return re.sub(r"[\- ]spaces?$", "-space", t)
+    if "quot" in t:
+        return f"{t[:6].strip(' -')} quotes"
+    return t
+
 
 _PAIR = re.compile(
     r"^(?P<x>.+?)\s*,?\s*(?P<how>instead of|rather than|and not|but not|do not|don't|not|over)"
@@ -214,24 +243,30 @@ _LEAD = re.compile(
 _ALWAYS = re.compile(r"^(?:always|make sure to|make sure you|remember to)\s+(?P<x>.+)$", re.I)
 
 
-def target_kind(target: str) -> str | None:
-    """The kind of thing a target is when the notation says so (`date format`), else None.
+def notations(text: str) -> tuple[str, ...]:
+    """The conventions `text` names by their notation (`_NOTATIONS`), each once, in order."""
+    return tuple(dict.fromkeys(_notation(m.group(0)) for m in _NOTATION.finditer(text)))
 
-    One date format at a time: an instruction to write another one takes the old one's place.
+
+def target_kind(target: str) -> str | None:
+    """The kind of convention a target is when its notation says so (`_NOTATIONS`), else None.
+
+    One of each kind at a time: an instruction to write another one takes the old one's place.
     """
-    return "date format" if _DATE_FORMAT.fullmatch(target) else None
+    return next((kind for rx, kind in _KINDS if rx.fullmatch(target)), None)
 
 
 def _content(phrase: str) -> list[str]:
     """Stems of the content words of a phrase, in order, without generic words.
 
-    A date notation is one word, kept as written (lower case): it has no stem.
+    A notation (`_NOTATIONS`) is one word in its one spelling: it has no stem.
     """
     out: list[str] = []
     for w in _TOKEN.findall(phrase.lower()):
-        if _DATE_FORMAT.fullmatch(w):
-            if w not in out:
-                out.append(w)
+        if _NOTATION.fullmatch(w):
+            n = _notation(w)
+            if n not in out:
+                out.append(n)
             continue
         w = w.strip(".-")
         if len(w) < 2 or w in STOPWORDS or w in _GENERIC:
@@ -245,13 +280,13 @@ def _content(phrase: str) -> list[str]:
 def targets(phrase: str) -> tuple[str, ...]:
     """Stems of the head words of an object phrase (at most three).
 
-    A phrase naming a date notation targets the notation ("write dates as YYYY-MM-DD": what to
-    write is the format, though it follows a preposition).
+    A phrase naming a notation targets the notation ("write dates as YYYY-MM-DD": what to write
+    is the format, though it follows a preposition).
     """
     p = phrase.strip().lower()
-    formats = tuple(dict.fromkeys(_DATE_FORMAT.findall(p)))
-    if formats:
-        return formats[:3]
+    named = notations(p)
+    if named:
+        return named[:3]
     first = _WORD.match(p)
     if first and first.group(0) in _GENERIC:  # "use X", "reaching for X"
         p = _PARTICLE.sub("", p[first.end() :].strip())
@@ -300,7 +335,7 @@ def stance(text: str) -> Stance:
     first = _WORD.match(body.lower())
     if m or (first and first.group(0) in {"use", "prefer", "run", "call", "switch", "stick"}):
         return Stance(tuple(_side(body, USE)))
-    if _DATE_FORMAT.search(body):  # "format dates as MM/DD/YYYY": the notation to use
+    if _NOTATION.search(body):  # "format dates as MM/DD/YYYY": the notation to use
         return Stance(tuple(_side(body, USE)))
     return Stance()
 

@@ -56,7 +56,7 @@ from knowledge.environments import scoped_subject
 from knowledge.habits import HABIT_VERBS, PARTING
 from knowledge.labels import is_generic_label
 from knowledge.prose import is_person, is_verb_form
-from knowledge.stance import LEAD_WORDS, lifting
+from knowledge.stance import LEAD_WORDS, lifting, notations
 
 __all__ = ["OfflineExtractor", "normalize_rule"]
 
@@ -348,7 +348,7 @@ def _procedure(clause: str) -> Answer:
 
 def _use_for(clause: str) -> Answer:
     m = _USE_FOR.match(clause)
-    if not m or not technologies(m.group("x")):
+    if not m or not (technologies(m.group("x")) or notations(m.group("x"))):
         return _NEXT
     x, y = m.group("x").strip(), (m.group("y") or "").strip()
     return normalize_rule(f"use {x} for {y}" if y else f"use {x}"), f"use {x}", "", False, None

@@ -11,6 +11,7 @@ from knowledge.stance import (
     agrees,
     lifted,
     lifting,
+    notations,
     reverses,
     stance,
     target_kind,
@@ -115,3 +116,24 @@ def test_a_date_notation_is_the_target_of_the_instruction_that_names_it() -> Non
     assert all(target_kind(t) is None for t in stance("Use numpy 1.26.4 in setup.py.").polarity())
     assert target_kind("dd/mm/yyyy") == "date format"
     assert target_kind("npm") is None
+
+
+def test_a_convention_named_by_its_notation_is_one_target_in_one_spelling() -> None:
+    assert stance("Use snake_case for variable names.").polarity() == {"snakecase": USE}
+    assert stance("Name files in kebab-case.").polarity() == {"kebabcase": USE}
+    assert stance("Never use camel case for file names.").polarity() == {"camelcase": AVOID}
+    assert stance("Use single quotes for strings.").polarity() == {"single quotes": USE}
+    assert stance("Use 4 spaces for indentation.").polarity() == {"4-space": USE}
+    assert agrees(stance("Use snake case for variables."), stance("Use snake_case for names."))
+    assert notations("Use Snake_Case, 2 spaces and double-quoted strings") == (
+        "snakecase",
+        "2-space",
+        "double quotes",
+    )
+    assert [target_kind(t) for t in ("camelcase", "double quotes", "4-space", "case")] == [
+        "naming case",
+        "quote style",
+        "indentation",
+        None,
+    ]
+    assert notations("Use a case statement here.") == ()

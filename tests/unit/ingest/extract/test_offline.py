@@ -563,6 +563,20 @@ def test_a_habit_given_up_names_what_it_ends() -> None:
     ]
 
 
+def test_a_convention_without_a_tool_is_a_correction() -> None:
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Use snake_case for variable names."),
+            ("user", "Use single quotes for strings."),
+            ("user", "Use the snake case example."),  # names no convention to follow
+        )
+    )
+    assert [c.rule_text for c in r.corrections] == [
+        "Use snake_case for variable names.",
+        "Use single quotes for strings.",
+    ]
+
+
 def test_a_thing_parted_with_names_what_it_ends() -> None:
     r = OfflineExtractor().extract_sync(
         _s(

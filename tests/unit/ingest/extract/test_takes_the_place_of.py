@@ -20,6 +20,12 @@ from ingest.extract.apply import takes_the_place_of
         ("Use DD/MM/YYYY for dates in the admin panel.", "Write dates as YYYY-MM-DD.", False),
         ("Use DD/MM/YYYY for dates.", "Use pnpm.", False),  # another kind of thing
         ("Always write dates as YYYY-MM-DD.", "Write dates as YYYY-MM-DD.", False),  # a repeat
+        # conventions without a tool: one naming case, quote style and indent width per scope
+        ("Use camelCase for variable names.", "Use snake_case for variable names.", True),
+        ("Use camelCase for variable names.", "Use PascalCase for class names.", False),
+        ("Use double quotes for strings.", "Use single quotes for strings.", True),
+        ("Use 2 spaces for indentation.", "Use 4 spaces for indentation.", True),
+        ("Use tabs for indentation.", "Use 4 spaces for indentation.", True),
     ],
 )
 def test_a_rule_to_use_another_tool_of_the_same_kind_replaces_the_old(
