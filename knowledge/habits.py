@@ -42,10 +42,15 @@ def ends_habit(statement: str, given_up: str) -> bool:
     Every content word of `given_up` must be in the statement (stemmed), with a verb or phrase of
     doing it regularly, and the statement must not already say it stopped.
     """
-    wanted = set(search_tokens(given_up))
-    if not wanted or _NEGATED.search(statement):
+    return _says(statement, given_up, _DOING, _NEGATED)
+
+
+def _says(statement: str, thing: str, verb: re.Pattern[str], undone: re.Pattern[str]) -> bool:
+    """`statement` names every content word of `thing` (stemmed) with a `verb`, and no `undone`."""
+    wanted = set(search_tokens(thing))
+    if not wanted or undone.search(statement):
         return False
-    return wanted <= set(search_tokens(statement)) and _DOING.search(statement) is not None
+    return wanted <= set(search_tokens(statement)) and verb.search(statement) is not None
 
 
 PARTING = r"sold|gave away|given away|got rid of|gotten rid of|traded in|scrapped|returned"
@@ -64,7 +69,4 @@ def ends_having(statement: str, parted: str) -> bool:
     Every content word of `parted` must be in the statement (stemmed), with a verb of having,
     driving or owning it, and the statement must not itself say it is gone.
     """
-    wanted = set(search_tokens(parted))
-    if not wanted or _PARTED.search(statement):
-        return False
-    return wanted <= set(search_tokens(statement)) and _HAVING.search(statement) is not None
+    return _says(statement, parted, _HAVING, _PARTED)
