@@ -169,37 +169,38 @@ _PREPOSITION = re.compile(
 )
 _PARTICLE = re.compile(r"^(?:for|with|to|on|up|into|through|over)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9][a-z0-9.+#\-]*")
-_NOTATIONS: tuple[tuple[str, str], ...] = (
-    (r"(?<![\w/.\-])(?:[dmy]{1,4}[/.\-]){1,2}[dmy]{1,4}(?![\w/\-]|\.\w)", "date format"),
-    (
-        r"\b(?:screaming[_\- ]?snake|snake|camel|pascal|kebab|upper|lower|title)[_\- ]?case\b",
-        "naming case",
+_NOTATIONS: dict[str, str] = {
+    "date_format": r"(?<![\w/.\-])(?:[dmy]{1,4}[/.\-]){1,2}[dmy]{1,4}(?![\w/\-]|\.\w)",
+    "naming_case": (
+        r"\b(?:screaming[_\- ]?snake|snake|camel|pascal|kebab|upper|lower|title)[_\- ]?case\b"
     ),
-    (r"\b(?:single|double)[\- ]quot(?:es|e|ed|ation marks?)\b", "quote style"),
-    (r"\b\d{1,2}[\- ]spaces?\b", "indentation"),
-)
-"""Conventions written as a notation, each of a kind of which one holds at a time: a date format
+    "quote_style": r"\b(?:single|double)[\- ]quot(?:es|e|ed|ation marks?)\b",
+    "indentation": r"\b\d{1,2}[\- ]spaces?\b",
+}
+"""Conventions written as a notation, by kind, one of each kind holding at a time: a date format
 (YYYY-MM-DD, DD/MM/YYYY, MM.DD.YY), a naming case (snake_case, camelCase, kebab-case), a quote
 style (single quotes), an indentation width (4 spaces)."""
-_NOTATION = re.compile("|".join(f"(?:{rx})" for rx, _ in _NOTATIONS), re.IGNORECASE)
-_KINDS = tuple((re.compile(rx, re.IGNORECASE), kind) for rx, kind in _NOTATIONS)
+_NOTATION = re.compile(
+    "|".join(f"(?P<{kind}>{rx})" for kind, rx in _NOTATIONS.items()), re.IGNORECASE
+)
 _TOKEN = re.compile(rf"{_NOTATION.pattern}|{_WORD.pattern}", re.IGNORECASE)
+_SPELLING = {
+    "naming_case": lambda t: re.sub(r"[_\- ]", "", t),
+    "quote_style": lambda t: f"{t[:6].strip(' -')} quotes",
+    "indentation": lambda t: re.sub(r"[\- ]spaces?$", "-space", t),
+}
+"""The one spelling of a notation, by kind: "snake_case" and "Snake case" are `snakecase`,
+"Double-quoted" is `double quotes`, "4 spaces" is `4-space`; a date format stays as written."""
 
 
-def _notation(text: str) -> str:
-    """The one spelling of a notation.
-
-    "snake_case" and "Snake case" are `snakecase`, "4 spaces" is `4-space`, "Double-quoted" is
-    `double quotes`; a date format is kept as written.
-    """
-    t = text.lower()
-    if t.endswith("case"):
-        return re.sub(r"[_\- ]", "", t)
-    if "space" in t:
-        return re.sub(r"[\- ]spaces?$", "-space", t)
-    if "quot" in t:
-        return f"{t[:6].strip(' -')} quotes"
-    return t
+def _spelled(m: re.Match[str]) -> str | None:
+    """The notation `m` matched in its one spelling (lower case), or None for a plain word."""
+    kind = m.lastgroup
+    if kind is None:
+        return None
+    t = m.group(0).lower()
+    spell = _SPELLING.get(kind)
+    return spell(t) if spell else t
 
 
 _PAIR = re.compile(
@@ -245,7 +246,7 @@ _ALWAYS = re.compile(r"^(?:always|make sure to|make sure you|remember to)\s+(?P<
 
 def notations(text: str) -> tuple[str, ...]:
     """The conventions `text` names by their notation (`_NOTATIONS`), each once, in order."""
-    return tuple(dict.fromkeys(_notation(m.group(0)) for m in _NOTATION.finditer(text)))
+    return tuple(dict.fromkeys(str(_spelled(m)) for m in _NOTATION.finditer(text)))
 
 
 def target_kind(target: str) -> str | None:
@@ -253,7 +254,8 @@ def target_kind(target: str) -> str | None:
 
     One of each kind at a time: an instruction to write another one takes the old one's place.
     """
-    return next((kind for rx, kind in _KINDS if rx.fullmatch(target)), None)
+    m = _NOTATION.fullmatch(target)
+    return None if m is None or m.lastgroup is None else m.lastgroup.replace("_", " ")
 
 
 def _content(phrase: str) -> list[str]:
@@ -262,13 +264,13 @@ def _content(phrase: str) -> list[str]:
     A notation (`_NOTATIONS`) is one word in its one spelling: it has no stem.
     """
     out: list[str] = []
-    for w in _TOKEN.findall(phrase.lower()):
-        if _NOTATION.fullmatch(w):
-            n = _notation(w)
+    for m in _TOKEN.finditer(phrase.lower()):
+        n = _spelled(m)
+        if n is not None:
             if n not in out:
                 out.append(n)
             continue
-        w = w.strip(".-")
+        w = m.group(0).strip(".-")
         if len(w) < 2 or w in STOPWORDS or w in _GENERIC:
             continue
         s = stem(w)
@@ -333,9 +335,9 @@ def stance(text: str) -> Stance:
     if pair:
         return Stance(tuple(_pair(pair.group("x"), pair.group("y"), pair.group("how"))))
     first = _WORD.match(body.lower())
-    if m or (first and first.group(0) in {"use", "prefer", "run", "call", "switch", "stick"}):
-        return Stance(tuple(_side(body, USE)))
-    if _NOTATION.search(body):  # "format dates as MM/DD/YYYY": the notation to use
+    verb = first.group(0) if first else ""
+    # "format dates as MM/DD/YYYY": a named notation is what to use, whatever the verb
+    if m or verb in {"use", "prefer", "run", "call", "switch", "stick"} or _NOTATION.search(body):
         return Stance(tuple(_side(body, USE)))
     return Stance()
 
