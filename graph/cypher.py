@@ -19,6 +19,9 @@ Each file starts with a header of `// key: value` lines:
 - `scope:` who may reach a query that takes neither `$project` nor `$projects`: `internal` (by id,
   ids from a project-scoped read, or a write of items one project's code built) or `admin`
   (operators' commands, never an API key); a query taking `$project`/`$projects` is `project`
+- `knowledge:` `untouched` on a write that changes no knowledge item nor an edge between
+  knowledge items or to their turns; every other write moves the knowledge clock
+  (`knowledge_clock.bump` is put before its first clause; an autocommit one is followed by a bump)
 - `why:` free text
 
 A file whose header says `// fragment: yes` (with `params:` and optionally `returns:`, no `mode:`)
@@ -80,6 +83,9 @@ class Query:
     """`project` (takes `$project`/`$projects`), `internal` or `admin` (the `scope:` header)."""
     collected: bool = False
     """The `rows: collected` header: engines may send the rows as one row (`collected_text`)."""
+    bumps_knowledge: bool = False
+    """A write or autocommit query without `knowledge: untouched`: it moves the knowledge clock
+    (a write by its composed text, an autocommit one by the adapter's bump after it)."""
 
     def statements(self) -> list[LiteralString]:
         """Split a schema file into statements at lines holding only `;`."""
@@ -306,6 +312,15 @@ def parse_file(
     composed = "\n".join([*head, *lines])
     _check_body(rel, mode, declared, composed)
     returns = _returns(rel, mode, header, direct)
+    collected = _collected(rel, mode, header, returns)
+    bumps = _bumps_knowledge(rel, mode, header, composed)
+    if bumps and mode is Mode.WRITE:
+        if resolve is None:
+            raise QueryFileError(rel, "a write needs the registry for `knowledge_clock.bump`")
+        bump = resolve(KNOWLEDGE_BUMP, rel).body.splitlines()
+        lead = next((i for i, ln in enumerate(lines) if _strip_comments(ln).strip()), len(lines))
+        composed = "\n".join([*head, *lines[:lead], *bump, *lines[lead:]])
+        includes = (KNOWLEDGE_BUMP, *includes)
     # Safe: the text comes from files in this repository, never from user input. This is the one
     # place a plain str becomes a LiteralString for the drivers.
     text = cast(LiteralString, composed + "\n")
@@ -320,8 +335,82 @@ def parse_file(
         dialect_only=header.get("dialect-only", "").lower() in {"yes", "true"},
         includes=includes,
         scope=_scope(rel, header, declared, composed) if mode is not Mode.SCHEMA else "admin",
-        collected=_collected(rel, mode, header, returns),
+        collected=collected,
+        bumps_knowledge=bumps,
     )
+
+
+KNOWLEDGE_BUMP = "knowledge_clock.bump"
+"""The fragment every write that may change knowledge starts with (`Query.bumps_knowledge`)."""
+
+KNOWLEDGE_LABELS = frozenset(
+    {"Correction", "Fact", "Lesson", "LessonVersion", "Primer", "ReferenceLayer", "Topic"}
+)
+"""Labels of the knowledge items the knowledge clock stands for."""
+
+KNOWLEDGE_RELATIONSHIPS = frozenset(
+    {
+        "CONTRADICTS", "DERIVED_FROM", "DESCRIBES", "DUPLICATE_OF", "HAS_VERSION", "MENTIONS",
+        "RELATED_TO", "SUMMARISES", "SUPERSEDES",
+    }
+)  # fmt: skip
+"""Edges between knowledge items, or from them to their turns, that knowledge reads follow."""
+
+_CLAUSE = re.compile(
+    r"\b(ON\s+CREATE|ON\s+MATCH|OPTIONAL\s+MATCH|MATCH|MERGE|CREATE|SET|REMOVE|"
+    r"DETACH\s+DELETE|DELETE|WITH|UNWIND|RETURN|WHERE|ORDER\s+BY|LIMIT|SKIP|CALL|FOREACH|UNION)\b",
+    re.IGNORECASE,
+)
+_BOUND = re.compile(r"[(\[]\s*(\w+)\s*(:\s*\w+)?")
+_TYPE = re.compile(r":\s*(\w+)")
+
+
+def _clauses(body: str) -> list[tuple[str, str]]:
+    """(keyword, text up to the next clause keyword) for each clause of `body`, upper case."""
+    marks = list(_CLAUSE.finditer(body))
+    return [
+        (" ".join(m.group(1).upper().split()), body[m.end() : nxt.start() if nxt else len(body)])
+        for m, nxt in zip(marks, [*marks[1:], None], strict=True)
+    ]
+
+
+def _bumps_knowledge(rel: str, mode: Mode, header: dict[str, str], text: str) -> bool:
+    """Whether a query moves the knowledge clock: every write unless `knowledge: untouched`.
+
+    `untouched` is refused on a write that creates or merges a knowledge item or edge
+    (`KNOWLEDGE_LABELS`, `KNOWLEDGE_RELATIONSHIPS`), sets, removes or deletes a variable bound
+    to a knowledge label, or deletes a variable bound without any label (it may be one).
+    """
+    value = header.get("knowledge")
+    writes = mode in (Mode.WRITE, Mode.AUTOCOMMIT)
+    if value is None:
+        return writes
+    if value != "untouched":
+        raise QueryFileError(rel, f"`knowledge: {value}`: the only value is `untouched`")
+    if not writes:
+        raise QueryFileError(rel, "`knowledge: untouched` is for write and autocommit queries")
+    body = _strip_strings(_strip_comments(text))
+    labels: dict[str, set[str]] = {}
+    for var, label in _BOUND.findall(body):
+        labels.setdefault(var, set())
+        if label:
+            labels[var].add(label.lstrip(":").strip())
+    knowledge_vars = {v for v, ls in labels.items() if ls & KNOWLEDGE_LABELS}
+    for keyword, clause in _clauses(body):
+        words = set(re.findall(r"\b\w+\b", clause))
+        if keyword in ("CREATE", "MERGE"):
+            named = set(_TYPE.findall(clause)) & (KNOWLEDGE_LABELS | KNOWLEDGE_RELATIONSHIPS)
+            if named:
+                raise QueryFileError(rel, f"`knowledge: untouched` but writes {sorted(named)}")
+        elif keyword in ("SET", "REMOVE") and words & knowledge_vars:
+            raise QueryFileError(rel, "`knowledge: untouched` but sets a knowledge item")
+        elif keyword in ("DELETE", "DETACH DELETE"):
+            unsure = {w for w in words if w in labels and not labels[w] - KNOWLEDGE_LABELS}
+            if unsure:
+                raise QueryFileError(
+                    rel, f"`knowledge: untouched` but deletes {sorted(unsure)} (maybe knowledge)"
+                )
+    return False
 
 
 def _collected(rel: str, mode: Mode, header: dict[str, str], returns: tuple[str, ...]) -> bool:

@@ -10,12 +10,14 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from graph.cypher import Dialect, Mode, Query, QueryRef, registry
+from graph.cypher import Dialect, Mode, Q, Query, QueryRef, registry
 from graph.errors import QueryError
 
 log = logging.getLogger("remgraph.graph.db")
 
 Row = dict[str, Any]
+
+_KNOWLEDGE_TICK = Q("knowledge_clock.tick")
 
 
 @runtime_checkable
@@ -69,6 +71,16 @@ def resolve(query: QueryRef, dialect: Dialect, expected: Mode | tuple[Mode, ...]
     if q.mode not in modes:
         raise QueryError(q.name, f"is mode {q.mode}, called as {'/'.join(modes)}")
     return q
+
+
+async def after_autocommit(db: GraphDB, query: QueryRef) -> None:
+    """Move the knowledge clock after an autocommit query that may change knowledge.
+
+    Such a query commits in transactions of its own, so the registry cannot put the bump into it
+    (`Query.bumps_knowledge`); every adapter calls this once the query has run.
+    """
+    if resolve(query, db.dialect, Mode.AUTOCOMMIT).bumps_knowledge:
+        await db.write(_KNOWLEDGE_TICK)
 
 
 def check_params(q: Query, params: Mapping[str, Any]) -> None:

@@ -34,8 +34,8 @@ from threadpoolctl import ThreadpoolController
 
 from core.timeutil import OPEN
 from graph.errors import GraphError
+from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
-from graph.repositories.turn_clock import TurnClock, TurnClockRepository
 from recall.lexical import tokenize
 
 log = logging.getLogger("remgraph.recall.turn_index")
@@ -442,7 +442,7 @@ class TurnIndexes:
 
     def __init__(self, repo: RecallRepository, *, max_turns: int) -> None:
         self._repo = repo
-        self._clock = TurnClockRepository(repo.db)
+        self._clock = ClockRepository(repo.db)
         self._max = max_turns
         self._projects: dict[str, ProjectTurns] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -461,17 +461,22 @@ class TurnIndexes:
         return sum(len(p) for p in self._projects.values())
 
     async def current(self, projects: Sequence[str]) -> ProjectTurns | None:
-        """The index of the one project `projects` names, as of the turn clock now.
+        """`current_at` with the turn clock read now."""
+        if not self.enabled or len(projects) != 1 or projects[0] == "*":
+            return None
+        return await self.current_at(projects, await self._clock.turn_clock())
+
+    async def current_at(
+        self, projects: Sequence[str], clock: TurnClock | None
+    ) -> ProjectTurns | None:
+        """The index of the one project `projects` names, as of `clock`, the turn clock now.
 
         None when the scope is not one project, the index is off, no turn was written through
         the clock yet, or the project is too big to hold: the caller searches the engine.
         """
-        if not self.enabled or len(projects) != 1 or projects[0] == "*":
+        if not self.enabled or len(projects) != 1 or projects[0] == "*" or clock is None:
             return None
         project = projects[0]
-        clock = await self._clock.read()
-        if clock is None:
-            return None
         held = self._projects.get(project)
         if held is not None and held.clock == clock:
             return held
@@ -486,7 +491,7 @@ class TurnIndexes:
             return await self._refresh(project, held)
 
     async def _refresh(self, project: str, held: ProjectTurns | None) -> ProjectTurns | None:
-        clock = await self._clock.read()  # read before the rows: they are at least as new
+        clock = await self._clock.turn_clock()  # read before the rows: they are at least as new
         if clock is None:
             return None
         if (

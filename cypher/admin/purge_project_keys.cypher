@@ -1,5 +1,6 @@
 // mode: write
 // params: project
+// knowledge: untouched
 // returns: deleted
 // why: API keys scoped to exactly this one project go with it; keys that cover other projects too
 //      (or `*`) stay as they are.

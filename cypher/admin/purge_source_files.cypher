@@ -1,5 +1,6 @@
 // mode: write
 // params: paths
+// knowledge: untouched
 // scope: admin
 // returns: deleted
 // why: the ingest state of the files an evaluation read (a `SourceFile` carries no project), removed

@@ -1,5 +1,6 @@
 // mode: write
 // params: id, now
+// knowledge: untouched
 // returns: id, revoked_at
 // why: revoking closes the key record (never deleted), so audits still see it.
 MATCH (k:ApiKey {id: $id})

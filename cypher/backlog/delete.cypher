@@ -1,5 +1,6 @@
 // mode: write
 // params: ids
+// knowledge: untouched
 // scope: admin
 // returns: count
 // why: a backlog item is a queue entry, not knowledge: it is removed once applied.

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: admin
 // returns: count
 // why: idempotent: a re-run after a crash writes the same item (deterministic id) again.

@@ -1,5 +1,6 @@
 // mode: write
 // params: project, run_id, now
+// knowledge: untouched
 // returns: runs, promoted
 // why: one statement flips `current` for every run of the project, so readers switch atomically;
 //      nothing changes when the new run does not exist.

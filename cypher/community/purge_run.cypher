@@ -1,5 +1,6 @@
 // mode: autocommit
 // params: run_id
+// knowledge: untouched
 // scope: internal
 // returns: deleted
 // why: runs older than `keep_runs` are removed with their communities (memberships go with them);

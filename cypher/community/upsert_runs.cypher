@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: id
 UNWIND $rows AS row

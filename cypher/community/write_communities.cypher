@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: n
 // why: a run's communities are written while the run is not current; readers never see them

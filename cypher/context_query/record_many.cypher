@@ -1,5 +1,6 @@
 // mode: write
 // params: rows, open
+// knowledge: untouched
 // scope: internal
 // returns: linked
 // why: one ContextQuery node per `context` request plus a GOT edge (rank, score) to every item it

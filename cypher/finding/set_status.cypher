@@ -1,5 +1,6 @@
 // mode: write
 // params: id, status, note, now
+// knowledge: untouched
 // scope: internal
 // returns: node
 MATCH (f:Finding {id: $id})

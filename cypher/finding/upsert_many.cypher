@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: id, status
 // why: finding ids are deterministic (job, kind, targets), so a later run refreshes an open finding

@@ -1,5 +1,6 @@
 // mode: write
 // params: lock_id, owner, now, expires_at
+// knowledge: untouched
 // returns: acquired, owner, expires_at
 // why: single-flight per job and scope. One statement takes the lock when it is free, expired or
 //      already ours; the first SET takes the node's write lock (Neo4j) before the state is read.

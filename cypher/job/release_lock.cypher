@@ -1,5 +1,6 @@
 // mode: write
 // params: lock_id, owner
+// knowledge: untouched
 // returns: released
 // why: only the owner releases; an expired lock somebody else took stays theirs.
 MATCH (l:JobLock {id: $lock_id})

@@ -1,5 +1,6 @@
 // mode: write
 // params: id, checksum, applied_at
+// knowledge: untouched
 // returns: id
 MERGE (m:SchemaMigration {id: $id})
 ON CREATE SET m.applied_at = $applied_at

@@ -1,5 +1,6 @@
 // mode: write
 // params: row
+// knowledge: untouched
 // scope: admin
 // returns: id
 // why: CREATE, not MERGE: the uniqueness constraint on Project.id turns a taken slug into a

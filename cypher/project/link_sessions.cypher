@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: admin
 // returns: count
 // why: (Project)-[:HAS_SESSION]->(Session); the project node is created on first sight so ingest

@@ -1,5 +1,6 @@
 // mode: write
 // params: ids, now
+// knowledge: untouched
 // scope: admin
 // returns: id
 UNWIND $ids AS id

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: admin
 // returns: id
 // why: the journal of applied REM actions: what each changed (before-image as JSON, edges it

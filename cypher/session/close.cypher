@@ -1,5 +1,6 @@
 // mode: write
 // params: ids, at, now
+// knowledge: untouched
 // scope: internal
 // returns: id
 // why: nothing is deleted: closing ends the event interval at `at` (unless it already ended) and

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: count
 // why: (Session)-[:HAS_TURN]->(Turn) for every row, then (prev)-[:NEXT]->(Turn) where the row

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: count
 // why: written after the session's knowledge items (and its deferred backlog item), never before.

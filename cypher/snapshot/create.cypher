@@ -1,5 +1,6 @@
 // mode: write
 // params: row
+// knowledge: untouched
 // scope: internal
 // returns: id
 MERGE (s:ProjectSnapshot {id: $row.id})

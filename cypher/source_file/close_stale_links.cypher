@@ -1,5 +1,6 @@
 // mode: write
 // params: file, session_ids, keep, now
+// knowledge: untouched
 // scope: admin
 // returns: count
 // why: after an edited file is re-parsed, NEXT edges between its turns that are no longer

@@ -1,5 +1,6 @@
 // mode: write
 // params: row
+// knowledge: untouched
 // scope: admin
 // returns: id
 // why: written last for a file, after its turns: a crash before this line means a re-run redoes

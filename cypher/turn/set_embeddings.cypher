@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: count
 // why: Neo4j stores a plain LIST<FLOAT>; FalkorDB needs vecf32 (dialect file). A vector ends the

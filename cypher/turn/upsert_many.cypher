@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: count
 // why: idempotent bulk write, one round trip per batch. A re-upsert keeps the first recorded_at and

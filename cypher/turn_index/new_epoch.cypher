@@ -1,5 +1,6 @@
 // mode: write
 // params:
+// knowledge: untouched
 // scope: internal
 // returns: epoch
 // why: turns were deleted (a project purged): every in-process turn index is loaded again in full,

@@ -30,7 +30,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 
 from graph.cypher import Dialect, Mode, Q, QueryRef
-from graph.db import Row, check_params, redisearch_terms, resolve, summarize
+from graph.db import Row, after_autocommit, check_params, redisearch_terms, resolve, summarize
 from graph.errors import ConflictError, GraphError, GraphUnavailableError, QueryError
 
 log = logging.getLogger("remgraph.graph.db")
@@ -289,7 +289,9 @@ class FalkorDBGraph:
         return await self._run(query, Mode.WRITE, params, read_only=False)
 
     async def autocommit(self, query: QueryRef, **params: Any) -> list[Row]:
-        return await self._run(query, Mode.AUTOCOMMIT, params, read_only=False)
+        rows = await self._run(query, Mode.AUTOCOMMIT, params, read_only=False)
+        await after_autocommit(self, query)
+        return rows
 
     async def explain(self, query: QueryRef, **params: Any) -> None:
         q = resolve(query, self.dialect, (Mode.READ, Mode.WRITE, Mode.AUTOCOMMIT))

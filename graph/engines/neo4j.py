@@ -17,7 +17,7 @@ import neo4j
 import neo4j.exceptions as nexc
 
 from graph.cypher import COLLECTED_COLUMN, Dialect, Mode, Q, QueryRef, collected_text
-from graph.db import Row, check_params, lucene_terms, resolve, summarize
+from graph.db import Row, after_autocommit, check_params, lucene_terms, resolve, summarize
 from graph.errors import ConflictError, GraphError, GraphUnavailableError, QueryError
 
 log = logging.getLogger("remgraph.graph.db")
@@ -145,7 +145,9 @@ class Neo4jGraph:
         return await self._execute(query, Mode.WRITE, params, neo4j.RoutingControl.WRITE)
 
     async def autocommit(self, query: QueryRef, **params: Any) -> list[Row]:
-        return await self._execute(query, Mode.AUTOCOMMIT, params, neo4j.RoutingControl.WRITE)
+        rows = await self._execute(query, Mode.AUTOCOMMIT, params, neo4j.RoutingControl.WRITE)
+        await after_autocommit(self, query)
+        return rows
 
     async def explain(self, query: QueryRef, **params: Any) -> None:
         q = resolve(query, self.dialect, (Mode.READ, Mode.WRITE, Mode.AUTOCOMMIT))

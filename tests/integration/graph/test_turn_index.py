@@ -10,9 +10,9 @@ import numpy as np
 from core.timeutil import now_ms, to_ms
 from graph.models import Session, Turn
 from graph.purge import purge_project
+from graph.repositories.clocks import ClockRepository
 from graph.repositories.recall import RecallRepository
 from graph.repositories.sessions import SessionRepository
-from graph.repositories.turn_clock import TurnClockRepository
 from graph.repositories.turns import TurnRepository
 from recall.config import RankingSection
 from recall.lexical import bm25
@@ -196,14 +196,14 @@ async def test_a_project_past_the_room_is_searched_by_the_engine(graph_db) -> No
 
 async def test_unchanged_rewrites_do_not_move_the_clock(graph_db) -> None:
     await _seed(graph_db)
-    repo = TurnClockRepository(graph_db)
-    clock = await repo.read()
+    repo = ClockRepository(graph_db)
+    clock = await repo.turn_clock()
     assert clock is not None
     written = await TurnRepository(graph_db).upsert_many([_turn("alpha", 0, TEXTS[0])])
     assert written == 0
-    assert await repo.read() == clock
+    assert await repo.turn_clock() == clock
     assert await TurnRepository(graph_db).upsert_many([_turn("alpha", 0, "changed text")]) == 1
-    moved = await repo.read()
+    moved = await repo.turn_clock()
     assert moved is not None
     assert moved.seq == clock.seq + 1
     assert moved.epoch == clock.epoch

@@ -465,3 +465,72 @@ def test_a_file_with_includes_needs_the_registry(tmp_path: Path) -> None:
     _write(tmp_path, "q.cypher", "// mode: read\n// params:\n// include: thing.f\n")
     with pytest.raises(QueryFileError, match="needs the registry"):
         parse_file(tmp_path / "q.cypher", "q", None)
+
+
+_BUMP = (ROOT / "cypher" / "knowledge_clock" / "bump.cypher").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("MATCH (c:Correction {id: $id})\nSET c.status = 'rule'\nRETURN c.id AS id\n", "sets"),
+        ("MATCH (f:Fact {id: $id})\nREMOVE f.kind\nRETURN f.id AS id\n", "sets"),
+        ("MATCH (t:Turn {id: $id})\nMERGE (l:Lesson {id: $id})\nRETURN t.id AS id\n", "Lesson"),
+        (
+            "MATCH (t:Turn {id: $id}), (x:Finding {id: $id})\n"
+            "MERGE (x)-[:DERIVED_FROM]->(t)\nRETURN t.id AS id\n",
+            "DERIVED_FROM",
+        ),
+        ("MATCH (n)\nWHERE n.id = $id\nDETACH DELETE n\nRETURN 1 AS id\n", "deletes"),
+    ],
+)
+def test_knowledge_untouched_is_refused_on_a_knowledge_write(
+    tmp_path: Path, body: str, reason: str
+) -> None:
+    _write(tmp_path, "knowledge_clock/bump.cypher", _BUMP)
+    head = "// mode: write\n// params: id\n// knowledge: untouched\n// scope: internal\n"
+    _write(tmp_path, "thing/put.cypher", head + "// returns: id\n" + body)
+    with pytest.raises(QueryFileError, match=reason):
+        Registry(tmp_path).get("thing.put", Dialect.NEO4J)
+
+
+def test_every_other_write_starts_by_moving_the_knowledge_clock(tmp_path: Path) -> None:
+    _write(tmp_path, "knowledge_clock/bump.cypher", _BUMP)
+    head = "// mode: write\n// params: id\n// scope: internal\n// returns: id\n"
+    body = "MATCH (c:Correction {id: $id})\nSET c.status = 'rule'\nRETURN c.id AS id\n"
+    _write(tmp_path, "thing/put.cypher", head + "// why: one\n//      two\n" + body)
+    turn = "MATCH (t:Turn {id: $id})\nSET t.text = ''\nRETURN t.id AS id\n"
+    _write(tmp_path, "thing/turn.cypher", head + "// knowledge: untouched\n" + turn)
+    _write(
+        tmp_path, "thing/get.cypher", "// mode: read\n// params:\n// returns: x\nRETURN 1 AS x\n"
+    )
+    reg = Registry(tmp_path)
+    put = reg.get("thing.put", Dialect.FALKORDB)
+    assert put.bumps_knowledge
+    code = [ln for ln in put.text.splitlines() if not ln.startswith("//")]
+    assert code[0].startswith("MERGE (knowledge_clock:KnowledgeClock")
+    assert code[-3:] == body.splitlines()
+    assert "knowledge_clock.bump" in put.includes
+    turn_q = reg.get("thing.turn", Dialect.FALKORDB)
+    assert not turn_q.bumps_knowledge
+    assert "KnowledgeClock" not in turn_q.text
+    assert not reg.get("thing.get", Dialect.FALKORDB).bumps_knowledge
+    _write(
+        tmp_path,
+        "thing/bad.cypher",
+        "// mode: read\n// params:\n// knowledge: untouched\n// returns: x\nRETURN 1 AS x\n",
+    )
+    with pytest.raises(QueryFileError, match="write"):
+        Registry(tmp_path).get("thing.bad", Dialect.FALKORDB)
+
+
+def test_the_shipped_writes_that_opt_out_write_no_knowledge(reg: Registry) -> None:
+    """Every shipped write moves the clock but those whose header says why not; turn writes and
+    the context recorder are among those (they run on every ingest batch and request)."""
+    writes = [q for q in [*reg.common(), *reg.overrides()] if q.mode.value == "write"]
+    untouched = {q.name for q in writes if not q.bumps_knowledge}
+    assert {"turn.upsert_many", "context_query.record_many", "session.upsert_many"} <= untouched
+    moving = {q.name for q in writes if q.bumps_knowledge}
+    assert {"correction.upsert_many", "fact.supersede", "lesson.upsert_many"} <= moving
+    for q in writes:
+        assert ("MERGE (knowledge_clock:KnowledgeClock" in q.text) == q.bumps_knowledge, q.name

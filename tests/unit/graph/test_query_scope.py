@@ -77,6 +77,6 @@ def test_the_owned_labels_are_the_labels_queries_use() -> None:
         for f in (ROOT / "cypher").rglob("*.cypher")
         for m in re.findall(r"\(\s*\w*\s*:\s*([A-Z][a-z]\w*)", f.read_text())
     }
-    # keys list their projects; locks; schema; the turn clock and its log of changed ids
-    shared = {"ApiKey", "JobLock", "SchemaMigration", "TurnClock", "TurnChange"}
+    # keys list their projects; locks; schema; the clocks and the turn clock's log of changed ids
+    shared = {"ApiKey", "JobLock", "SchemaMigration", "TurnClock", "TurnChange", "KnowledgeClock"}
     assert used - shared == PROJECT_LABELS

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from core.timeutil import OPEN
+from graph.repositories.clocks import TurnClock
 from graph.repositories.recall import IndexedTurn
-from graph.repositories.turn_clock import TurnClock
 from recall.turn_index import Bm25Params, ProjectTurns
 
 CLOCK = TurnClock(epoch=1, seq=1)

@@ -1,5 +1,6 @@
 // mode: write
 // params: rows
+// knowledge: untouched
 // scope: internal
 // returns: count
 // why: the FalkorDB vector index only sees vecf32 values. A vector ends the turn's place in the
