@@ -212,6 +212,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 yield
             finally:
                 await resources.retrieval.turn_index.stop()
+                await resources.retrieval.knowledge_index.stop()
 
     limiter = RateLimiter(cfg.api.rate_per_s, cfg.api.rate_burst)
 
@@ -292,6 +293,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
             "engine": resources.db.address,
             "embedding_backlog": backlog,
             "turn_index": resources.retrieval.turn_index.status(),
+            "knowledge_index": resources.retrieval.knowledge_index.status(),
         }
 
     @app.exception_handler(UnicodeDecodeError)

@@ -50,6 +50,11 @@ class RankingSection(BaseModel):
     each with a 384-d embedding). A `context` call over one project held there searches its turns
     in process, exactly and without the engine's turn queries; a project past the room left is
     searched by the engine. 0 turns the index off."""
+    knowledge_index_max_items: int = Field(default=50_000, ge=0)
+    """Most knowledge items the API holds per project in its in-process knowledge index
+    (`recall.knowledge_index`; about 2 KB each with a 384-d embedding). A `context` call over one
+    project held there finds its knowledge in process, exactly, while the knowledge clock has not
+    moved since the load; the engine answers otherwise. 0 turns the index off."""
     knowledge_candidates: int = Field(default=20, ge=0, le=500)
     """How many lessons, corrections and facts each fulltext search returns (0: none)."""
     expand_top: int = Field(default=20, ge=0, le=500)

@@ -23,12 +23,15 @@ from core.text import QUERY_STOPWORDS, unicode_words
 from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
 from graph.kinds import ItemKind
+from graph.repositories.clocks import ClockRepository, Clocks
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
 from knowledge.environments import statement_environment
 from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_candidates
 from recall.config import RankingSection
+from recall.knowledge_cache import RulesCache
+from recall.knowledge_index import Bm25Stats, KnowledgeIndexes, ProjectKnowledge
 from recall.lexical import bm25, prune_terms, tokenize
 from recall.ranking import (
     FULLTEXT,
@@ -124,6 +127,28 @@ def _query_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in unicode_words(text) if w not in QUERY_STOPWORDS))
 
 
+async def _done(value: V) -> V:
+    """`value` as an awaitable, to gather with reads that do go to the engine."""
+    return value
+
+
+def _held_searches(
+    held: ProjectKnowledge,
+    words: Sequence[str],
+    vector: list[float] | None,
+    k: int,
+    as_of: int,
+    known_at: int,
+    stats: Bm25Stats,
+) -> tuple[list[KnowledgeHit], list[KnowledgeHit]]:
+    """`RetrievalService._knowledge_searches` in a project's knowledge index (a worker thread)."""
+    text = held.fulltext(words, k=k, as_of=as_of, known_at=known_at, stats=stats)
+    if vector is None:
+        return text, []
+    near = held.vector(np.asarray(vector, dtype=np.float32), k=k, as_of=as_of, known_at=known_at)
+    return text, near
+
+
 class _Refreshing(Generic[K, V]):
     """Per-key values kept for `ttl_s`, then served stale while one background load refreshes them.
 
@@ -173,6 +198,9 @@ class RetrievalService:
         self._stats = _Refreshing(_SPEAKER_TTL_S, self._load_stats)
         self._df: dict[str, tuple[float, int]] = {}
         self.turn_index = TurnIndexes(repo, max_turns=ranking.turn_index_max_turns)
+        self.rules = RulesCache(repo)
+        self.knowledge_index = KnowledgeIndexes(repo, max_items=ranking.knowledge_index_max_items)
+        self._clocks = ClockRepository(repo.db)
 
     @property
     def _match_cap(self) -> int:
@@ -195,14 +223,19 @@ class RetrievalService:
         return [float(x) for x in vec[0]]
 
     async def warm_up(self, *, freeze: bool = False) -> None:
-        """Load the query embedder now and start loading the turn indexes in the background.
+        """Load the query embedder, make the knowledge clock if missing, load the turn indexes.
 
-        A failure is logged: requests retry on their own. `freeze`: `TurnIndexes.warm`.
+        The turn indexes load in the background. A failure is logged: requests retry on their
+        own. `freeze`: `TurnIndexes.warm`.
         """
         try:
             await self.embed_query("warm up")
         except Exception as e:
             log.warning("query embedder not warmed up: %s", type(e).__name__)
+        try:
+            await self._clocks.start_knowledge_clock()
+        except GraphError as e:
+            log.warning("knowledge clock not started: %s", e)
         self.turn_index.warm(freeze=freeze)
 
     def forget_speakers(self) -> None:
@@ -406,6 +439,7 @@ class RetrievalService:
         as_of: int,
         known_at: int,
         knowledge: bool,
+        held: ProjectKnowledge | None = None,
     ) -> _Found:
         """The four searches of a `context` call, concurrently (knowledge ones when asked)."""
         w = self.ranking
@@ -416,7 +450,7 @@ class RetrievalService:
             ),
             self.vector(vector, projects, k=w.vector_candidates, as_of=as_of, known_at=known_at),
             self._knowledge_searches(
-                terms[1], projects, vector, k=kw, as_of=as_of, known_at=known_at
+                terms[1], projects, vector, k=kw, as_of=as_of, known_at=known_at, held=held
             ),
         )
         return _Found(ft, vec, kn, kv)
@@ -430,8 +464,20 @@ class RetrievalService:
         k: int,
         as_of: int,
         known_at: int,
+        held: ProjectKnowledge | None = None,
+        stats: tuple[int, float] | None = None,
     ) -> tuple[list[KnowledgeHit], list[KnowledgeHit]]:
-        """Knowledge items by fulltext for `words` and by embedding, concurrently (k = 0: none)."""
+        """Knowledge items by fulltext for `words` and by embedding, concurrently (k = 0: none).
+
+        In the project's knowledge index when `held` (`recall.knowledge_index`), with the turn
+        statistics `stats` (else read) for BM25; else in the engine.
+        """
+        if held is not None:
+            n_docs, avgdl = stats if stats is not None else await self.turn_stats(projects)
+            bm = Bm25Stats(n_docs, avgdl, self.ranking.bm25_k1, self.ranking.bm25_b)
+            return await asyncio.to_thread(
+                _held_searches, held, words, vector, k, as_of, known_at, bm
+            )
         text, near = await asyncio.gather(
             self._repo.knowledge_fulltext(
                 " ".join(words) if k else "",
@@ -462,6 +508,7 @@ class RetrievalService:
         as_of: int,
         known_at: int,
         knowledge: bool,
+        held: ProjectKnowledge | None = None,
     ) -> tuple[Terms, _Found]:
         """`_search` with the turns searched in the project's turn index (`recall.turn_index`).
 
@@ -487,7 +534,14 @@ class RetrievalService:
                 params=Bm25Params(w.bm25_k1, w.bm25_b),
             ),
             self._knowledge_searches(
-                searched, projects, vector, k=kw, as_of=as_of, known_at=known_at
+                searched,
+                projects,
+                vector,
+                k=kw,
+                as_of=as_of,
+                known_at=known_at,
+                held=held,
+                stats=index.stats(),
             ),
         )
         return (words, searched, df), _Found(ft, vec, kn, kv, sims)
@@ -504,15 +558,26 @@ class RetrievalService:
         timings: dict[str, float] | None = None,
         knowledge: bool = True,
         extra: Sequence[KnowledgeHit] = (),
+        clocks: Clocks | None = None,
     ) -> list[Candidate]:
         """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs.
 
-        `extra` are knowledge items to consider whatever the searches found (the rules in force).
+        `extra` are knowledge items to consider whatever the searches found (the rules in force);
+        `clocks` the graph's clocks read just before, else the turn clock is read here.
         """
         w = self.ranking
         t0 = time.perf_counter()
         with_knowledge = knowledge and w.knowledge_candidates > 0
-        index = await self.turn_index.current(projects)
+        index = (
+            await self.turn_index.current(projects)
+            if clocks is None
+            else await self.turn_index.current_at(projects, clocks.turns)
+        )
+        held = (
+            self.knowledge_index.current(projects, clocks.knowledge)
+            if clocks is not None and with_knowledge
+            else None
+        )
         if index is not None:
             terms, found = await self._search_indexed(
                 index,
@@ -522,6 +587,7 @@ class RetrievalService:
                 as_of=as_of,
                 known_at=known_at,
                 knowledge=with_knowledge,
+                held=held,
             )
         else:
             terms = await self.search_words(intent.keyword_query, projects)
@@ -533,6 +599,7 @@ class RetrievalService:
                 as_of=as_of,
                 known_at=known_at,
                 knowledge=with_knowledge,
+                held=held,
             )
         t1 = time.perf_counter()
         ranks = list_ranks(
@@ -540,8 +607,12 @@ class RetrievalService:
         )
         top = self._expansion_heads(ranks)
         cosine_of = {h.id: h.score for h in found.vector}
-        of_turns_read = self._repo.knowledge_of_turns(
-            top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
+        of_turns_read = (
+            _done(held.of_turns(top, as_of=as_of, known_at=known_at))
+            if held is not None
+            else self._repo.knowledge_of_turns(
+                top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
+            )
         )
         if index is not None:
             (rows, known_text), of_turns = await asyncio.gather(
@@ -572,7 +643,7 @@ class RetrievalService:
             # None for the rest: read later, for the few that need it
             known_text = {h.id: h.text for h in found.fulltext if h.text is not None}
         derived = of_turns.live
-        pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector)
+        pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector, held)
         t2 = time.perf_counter()
         if timings is not None:
             timings.update(search=(t1 - t0) * 1000, expand_fetch=(t2 - t1) * 1000)
@@ -603,17 +674,25 @@ class RetrievalService:
         derived: list[KnowledgeHit],
         projects: tuple[str, ...],
         vector: list[float] | None,
+        held: ProjectKnowledge | None = None,
     ) -> KnowledgePool:
         """Knowledge found by any route; those not found by embedding get their cosine read here.
 
-        One query, so every knowledge candidate carries a vector score as the vector search's
-        finds do.
+        One query (or the knowledge index, `held`), so every knowledge candidate carries a vector
+        score as the vector search's finds do.
         """
         by_vector = {h.id for h in found.knowledge_vector}
         need_sim = list(
             dict.fromkeys(h.id for h in (*found.knowledge_text, *derived) if h.id not in by_vector)
         )
-        sims = await self._repo.knowledge_similarity(need_sim, projects, vector)
+        if held is not None:
+            sims = (
+                held.similarity(need_sim, np.asarray(vector, dtype=np.float32))
+                if vector is not None and need_sim
+                else {}
+            )
+        else:
+            sims = await self._repo.knowledge_similarity(need_sim, projects, vector)
         return KnowledgePool.gather(found.knowledge_text, found.knowledge_vector, derived, sims)
 
     async def _knowledge_candidates(
@@ -720,6 +799,28 @@ class RetrievalService:
             left = None if left is None else left - r.candidate.tokens
         return out
 
+    async def _rules_in_force(
+        self,
+        projects: tuple[str, ...],
+        clocks: Clocks,
+        *,
+        as_of: int | None,
+        known_at: int | None,
+        now: int,
+    ) -> list[KnowledgeHit]:
+        """The rules in force for a `context` call.
+
+        Kept in process for the default as-of (now, as known now: `recall.knowledge_cache`),
+        read from the engine for any other time.
+        """
+        if as_of is None and known_at is None:
+            return await self.rules.in_force_now(projects, clocks.knowledge, now)
+        return await self._repo.rules_in_force(
+            projects,
+            as_of=now if as_of is None else as_of,
+            known_at=now if known_at is None else known_at,
+        )
+
     async def context(
         self,
         query: str,
@@ -748,8 +849,9 @@ class RetrievalService:
         with_rules = self.ranking.rules_first > 0 and (
             kinds is None or ItemKind.CORRECTION in kinds
         )
+        clocks = await self._clocks.read()  # before any read it stands for
         rules = (
-            await self._repo.rules_in_force(projects, as_of=as_of_ms, known_at=known_ms)
+            await self._rules_in_force(projects, clocks, as_of=as_of, known_at=known_at, now=now)
             if with_rules and projects
             else []
         )
@@ -762,6 +864,7 @@ class RetrievalService:
             vector=vector,
             timings=timings,
             extra=rules,
+            clocks=clocks,
         )
         t2 = time.perf_counter()
         # Ranking is pure CPU (tens of ms for a long query): it runs in a worker thread so the

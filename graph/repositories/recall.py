@@ -9,6 +9,7 @@ for vectors (see `cypher/README.md`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,9 @@ _KNOWLEDGE_VECTOR = Q("recall.knowledge_vector")
 _KNOWLEDGE_SIMILARITY = Q("recall.knowledge_similarity")
 _KNOWLEDGE_OF_TURNS = Q("recall.knowledge_of_turns")
 _RULES_IN_FORCE = Q("recall.rules_in_force")
+_RULES_NEXT_CHANGE = Q("recall.rules_next_change")
+_INDEX_KNOWLEDGE = Q("knowledge_index.items")
+_INDEX_KNOWLEDGE_TIMES = Q("knowledge_index.times")
 _INDEX_TURNS = Q("turn_index.turns")
 _INDEX_TURNS_BY_ID = Q("turn_index.turns_by_id")
 _INDEX_SESSIONS = Q("turn_index.sessions")
@@ -116,6 +120,39 @@ class DerivedOfTurns:
     """Items valid at the read's as-of, one hit per (item, turn)."""
     superseded: frozenset[str]
     """Turns a fact or correction was derived from that has ended by the as-of."""
+
+
+def derived_of_turns(hits: Sequence[KnowledgeHit], as_of: int) -> DerivedOfTurns:
+    """Split one hit per (item, turn) read from turns into the live items and the ended ones' turns.
+
+    `hits` hold every item derived from the turns that started by `as_of` and was recorded as
+    known then, their `valid_to` as known; those ended by `as_of` mark their turns superseded
+    when they said what the turn said (a fact or correction, `_ENDS_A_TURN`).
+    """
+    live = [h for h in hits if h.valid_to is None or h.valid_to > as_of]
+    ended = frozenset(
+        t
+        for h in hits
+        if h.valid_to is not None and h.valid_to <= as_of and h.kind in _ENDS_A_TURN
+        for t in h.turn_ids
+    )
+    return DerivedOfTurns(live, ended)
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeTimes:
+    """A knowledge item's raw times and embedding (`cypher/knowledge_index/times.cypher`)."""
+
+    id: str
+    valid_from: int | None
+    valid_to: int | None
+    """The current end as stored (`OPEN` while open), not the end as known at some time."""
+    valid_to_was: tuple[int, ...]
+    valid_to_until: tuple[int, ...]
+    """`valid_to_was[i]` was the end until `valid_to_until[i]` (see `fact.supersede`)."""
+    recorded_at: int | None
+    expired_at: int | None
+    embedding: Sequence[float] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,6 +516,17 @@ class RecallRepository:
         )
         return [_knowledge_hit(r) for r in rows]
 
+    async def rules_next_change(self, projects: Sequence[str], *, now: int) -> int | None:
+        """The first instant after `now` at which `rules_in_force` read at `now` may change.
+
+        A correction or preference of `projects` starts or stops holding then; None: never.
+        """
+        if not projects:
+            return None
+        rows = await self._db.read(_RULES_NEXT_CHANGE, projects=list(projects), now=now)
+        times = [int(r["next"]) for r in rows if r["next"] is not None]
+        return min(times) if times else None
+
     async def knowledge_of_turns(
         self, ids: Sequence[str], projects: Sequence[str], *, as_of: int, known_at: int
     ) -> DerivedOfTurns:
@@ -496,12 +544,30 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        hits = [_knowledge_hit(r) for r in rows]
-        live = [h for h in hits if h.valid_to is None or h.valid_to > as_of]
-        ended = frozenset(
-            t
-            for h in hits
-            if h.valid_to is not None and h.valid_to <= as_of and h.kind in _ENDS_A_TURN
-            for t in h.turn_ids
+        return derived_of_turns([_knowledge_hit(r) for r in rows], as_of)
+
+    async def indexed_knowledge(
+        self, project: str
+    ) -> tuple[list[KnowledgeHit], dict[str, KnowledgeTimes]]:
+        """Every knowledge item of `project` (current ends) and each one's times and embedding.
+
+        Two queries, for the in-process knowledge index (`recall.knowledge_index`); the caller
+        reads the knowledge clock before them.
+        """
+        items, times = await asyncio.gather(
+            self._db.read(_INDEX_KNOWLEDGE, projects=[project], known_at=OPEN),
+            self._db.read(_INDEX_KNOWLEDGE_TIMES, projects=[project]),
         )
-        return DerivedOfTurns(live, ended)
+        return [_knowledge_hit(r) for r in items], {
+            r["id"]: KnowledgeTimes(
+                id=r["id"],
+                valid_from=_opt_int(r["valid_from"]),
+                valid_to=_opt_int(r["valid_to"]),
+                valid_to_was=tuple(int(x) for x in r["valid_to_was"] or ()),
+                valid_to_until=tuple(int(x) for x in r["valid_to_until"] or ()),
+                recorded_at=_opt_int(r["recorded_at"]),
+                expired_at=_opt_int(r["expired_at"]),
+                embedding=r["embedding"] or None,
+            )
+            for r in times
+        }

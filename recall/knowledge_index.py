@@ -1,0 +1,315 @@
+"""The in-process knowledge index: a project's knowledge items, searched without the engine.
+
+`context` over a single project reads four things about knowledge besides the rules in force:
+items matching the query's words, items nearest its embedding, the cosine of other items found,
+and the items derived from the best turns. With a project's lessons, corrections, facts, topics,
+reference layers and primers held here (a few thousand, each with its times and embedding),
+those four are answered in process, and the engine's share of a call shrinks to the clock read.
+
+Exact, never stale: the index is built under the knowledge clock read before its rows
+(`cypher/knowledge_clock/bump.cypher`, which every write that may change knowledge moves), and it
+is used only while the clock has not moved. A moved clock starts one load in the background; the
+engine answers meanwhile. As-of and known-at reads filter by the same columns the engine queries
+do (`recall.best_in_scope`: start, record interval, and the end as known then from
+`valid_to_was`/`valid_to_until`), and each hit carries its end as known then, as
+`recall.knowledge_columns` returns it.
+
+What differs from the engine, by design: the words an item matches are remgraph's own stems
+(`recall.lexical.tokenize`), which are also what BM25 scores it by, so an item the engine matched
+only by its analyzer (and BM25 scored 0) is not found; each kind's best `k` are those BM25 ranks
+first, not the engine's own score; the vector search is exact (no index oversampling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from core.timeutil import OPEN
+from graph.errors import GraphError
+from graph.kinds import ItemKind
+from graph.repositories.clocks import KnowledgeClock
+from graph.repositories.recall import (
+    DerivedOfTurns,
+    KnowledgeHit,
+    KnowledgeTimes,
+    RecallRepository,
+    derived_of_turns,
+)
+from recall.lexical import bm25, tokenize
+
+log = logging.getLogger("remgraph.recall.knowledge_index")
+
+_NEVER = np.iinfo(np.int64).max
+_EMBEDDED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT, ItemKind.TOPIC})
+"""Kinds the vector search and the similarity read cover (as `recall.knowledge_vector`)."""
+_DERIVED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT})
+"""Kinds read through the turns they were derived from (as `recall.knowledge_of_turns`)."""
+
+
+def _lo(v: int | None) -> int:
+    """A start; a missing one is never reached (a null compares false in Cypher)."""
+    return _NEVER if v is None else v
+
+
+def _hi(v: int | None) -> int:
+    """An end; a missing one is already past."""
+    return -_NEVER if v is None else v
+
+
+@dataclass(frozen=True)
+class Bm25Stats:
+    """The collection statistics knowledge BM25 uses: the turns' (one scale for both)."""
+
+    n_docs: int
+    avgdl: float
+    k1: float
+    b: float
+
+
+class ProjectKnowledge:
+    """Every knowledge item of one project: hits, times, postings and embeddings."""
+
+    def __init__(
+        self,
+        project: str,
+        clock: KnowledgeClock,
+        items: Iterable[KnowledgeHit],
+        times: dict[str, KnowledgeTimes],
+    ) -> None:
+        self.project = project
+        self.clock = clock
+        held = [h for h in items if h.id in times]  # written between the two reads: next load
+        self.hits = held
+        self.pos = {h.id: i for i, h in enumerate(held)}
+        self.kinds = [h.kind for h in held]
+        t = [times[h.id] for h in held]
+        self.valid_from = np.array([_lo(x.valid_from) for x in t], dtype=np.int64)
+        self.valid_to = np.array([_hi(x.valid_to) for x in t], dtype=np.int64)
+        self.recorded_at = np.array([_lo(x.recorded_at) for x in t], dtype=np.int64)
+        self.expired_at = np.array([_hi(x.expired_at) for x in t], dtype=np.int64)
+        self.history = {
+            i: (x.valid_to_was, x.valid_to_until) for i, x in enumerate(t) if x.valid_to_until
+        }
+        """Row -> (ends it had, until when each was the end), for the few items ever closed."""
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for i, h in enumerate(held):
+            for term in set(tokenize(h.text)):
+                self.postings[term].append(i)
+        self.by_turn: dict[str, list[int]] = defaultdict(list)
+        for i, h in enumerate(held):
+            if h.kind in _DERIVED:
+                for tid in dict.fromkeys(h.turn_ids):
+                    self.by_turn[tid].append(i)
+        dims = {len(x.embedding) for x in t if x.embedding}
+        self.dimensions = dims.pop() if len(dims) == 1 else None
+        self.vectors = np.zeros((len(held), self.dimensions or 0), dtype=np.float32)
+        self.has_vector = np.zeros(len(held), dtype=bool)
+        if self.dimensions is not None:
+            for i, (h, x) in enumerate(zip(held, t, strict=True)):
+                if h.kind in _EMBEDDED and x.embedding:
+                    v = np.asarray(x.embedding, dtype=np.float32)
+                    norm = float(np.linalg.norm(v))
+                    if norm > 0:
+                        self.vectors[i] = v / norm
+                        self.has_vector[i] = True
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    # -- time ------------------------------------------------------------------------------------
+
+    def _known_end(self, known_at: int) -> np.ndarray:
+        """Each item's end as known at `known_at` (`recall.best_in_scope`).
+
+        The first of its earlier ends that was still the end then, else the current one.
+        """
+        if not self.history:
+            return self.valid_to
+        out = self.valid_to.copy()
+        for i, (was, until) in self.history.items():
+            for end, stop in zip(was, until, strict=False):
+                if stop > known_at:
+                    out[i] = end
+                    break
+        return out
+
+    def _recorded(self, as_of: int, known_at: int) -> np.ndarray:
+        """Items started by `as_of` and recorded as known at `known_at` (end not looked at)."""
+        return (
+            (self.valid_from <= as_of)
+            & (self.recorded_at <= known_at)
+            & (self.expired_at > known_at)
+        )
+
+    def _hit(
+        self, i: int, score: float, end: np.ndarray, turn_ids: Sequence[str] | None = None
+    ) -> KnowledgeHit:
+        h = self.hits[i]
+        known = int(end[i])
+        valid_to = None if known >= OPEN or known == -_NEVER else known
+        return replace(
+            h,
+            score=score,
+            valid_to=valid_to,
+            turn_ids=h.turn_ids if turn_ids is None else tuple(turn_ids),
+        )
+
+    # -- searches --------------------------------------------------------------------------------
+
+    def fulltext(
+        self, words: Sequence[str], *, k: int, as_of: int, known_at: int, stats: Bm25Stats
+    ) -> list[KnowledgeHit]:
+        """Up to `k` items per kind holding any of `words` (stems), BM25 best first, then by id."""
+        terms = {t for w in words for t in tokenize(w)}
+        if k <= 0 or not terms:
+            return []
+        rows = sorted({r for t in terms for r in self.postings.get(t, ())})
+        if not rows:
+            return []
+        end = self._known_end(known_at)
+        live = self._recorded(as_of, known_at) & (end > as_of)
+        rows = [r for r in rows if live[r]]
+        scores = bm25(
+            words,
+            {str(r): self.hits[r].text for r in rows},
+            n_docs=stats.n_docs,
+            avgdl=stats.avgdl,
+            k1=stats.k1,
+            b=stats.b,
+        )
+        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
+        for r in rows:
+            s = scores.get(str(r), 0.0)
+            if s > 0:
+                per_kind[self.kinds[r]].append((-s, self.hits[r].id, r))
+        out: list[KnowledgeHit] = []
+        for found in per_kind.values():
+            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
+        return out
+
+    def vector(self, query: np.ndarray, *, k: int, as_of: int, known_at: int) -> list[KnowledgeHit]:
+        """The `k` items per kind nearest `query` (exact cosine), of those in force."""
+        if k <= 0 or self.dimensions is None or query.shape[-1] != self.dimensions:
+            return []
+        end = self._known_end(known_at)
+        live = self._recorded(as_of, known_at) & (end > as_of) & self.has_vector
+        rows = np.flatnonzero(live)
+        if rows.size == 0:
+            return []
+        q = query / (float(np.linalg.norm(query)) or 1.0)
+        sims = self.vectors[rows] @ q
+        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
+        for r, s in zip(rows.tolist(), sims.tolist(), strict=True):
+            per_kind[self.kinds[r]].append((-s, self.hits[r].id, r))
+        out: list[KnowledgeHit] = []
+        for found in per_kind.values():
+            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
+        return out
+
+    def similarity(self, ids: Sequence[str], query: np.ndarray) -> dict[str, float]:
+        """Item id -> cosine similarity to `query` for the embedded items among `ids`."""
+        if self.dimensions is None or query.shape[-1] != self.dimensions:
+            return {}
+        rows = [r for r in (self.pos.get(i) for i in ids) if r is not None and self.has_vector[r]]
+        if not rows:
+            return {}
+        q = query / (float(np.linalg.norm(query)) or 1.0)
+        sims = self.vectors[rows] @ q
+        return {self.hits[r].id: float(s) for r, s in zip(rows, sims.tolist(), strict=True)}
+
+    def of_turns(self, turn_ids: Sequence[str], *, as_of: int, known_at: int) -> DerivedOfTurns:
+        """Lessons, corrections and facts derived from `turn_ids` (`knowledge_of_turns`)."""
+        if not turn_ids:
+            return DerivedOfTurns([], frozenset())
+        end = self._known_end(known_at)
+        recorded = self._recorded(as_of, known_at)
+        hits = [
+            self._hit(r, 0.0, end, (tid,))
+            for tid in dict.fromkeys(turn_ids)
+            for r in self.by_turn.get(tid, ())
+            if recorded[r]
+        ]
+        return derived_of_turns(hits, as_of)
+
+
+class KnowledgeIndexes:
+    """The per-project knowledge indexes of one process, each valid under one knowledge clock.
+
+    A project is loaded in the background the first time it is asked for, and again whenever the
+    clock has moved since its load; until a load under the current clock is done, `current`
+    answers None and the caller reads the engine. `max_items` bounds the items held per project
+    (0 turns the index off).
+    """
+
+    def __init__(self, repo: RecallRepository, *, max_items: int) -> None:
+        self._repo = repo
+        self._max = max_items
+        self._held: dict[str, ProjectKnowledge] = {}
+        self._loading: dict[str, asyncio.Task[None]] = {}
+        self._too_big: dict[str, KnowledgeClock] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self._max > 0
+
+    def current(
+        self, projects: Sequence[str], clock: KnowledgeClock | None
+    ) -> ProjectKnowledge | None:
+        """The index of the one project `projects` names if it was loaded under `clock`.
+
+        Otherwise None, and a load under the clock now starts in the background (one at a time
+        per project). `clock` is the knowledge clock read at the start of the call.
+        """
+        if not self.enabled or clock is None or len(projects) != 1 or projects[0] == "*":
+            return None
+        project = projects[0]
+        held = self._held.get(project)
+        if held is not None and held.clock == clock:
+            return held
+        if self._too_big.get(project) == clock:
+            return None
+        task = self._loading.get(project)
+        if task is None or task.done():
+            self._loading[project] = asyncio.create_task(self._load(project, clock))
+        return None
+
+    async def _load(self, project: str, clock: KnowledgeClock) -> None:
+        try:
+            items, times = await self._repo.indexed_knowledge(project)
+            if len(items) > self._max:
+                self._held.pop(project, None)
+                self._too_big[project] = clock
+                log.info("project %s: too many knowledge items for the in-process index", project)
+                return
+            # Rows read after `clock`: at least as new. A write since then moved the clock, and
+            # this index is never used under the newer one.
+            self._held[project] = await asyncio.to_thread(
+                ProjectKnowledge, project, clock, items, times
+            )
+        except GraphError as e:
+            log.warning("project %s: knowledge index not loaded: %s", project, e)
+
+    async def wait(self) -> None:
+        """Wait for the loads running now (tests, benchmarks)."""
+        tasks = [t for t in self._loading.values() if not t.done()]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def stop(self) -> None:
+        """Cancel the loads running now (shutdown)."""
+        for t in self._loading.values():
+            t.cancel()
+        await self.wait()
+
+    def status(self) -> dict[str, object]:
+        """What `/readyz` reports: projects and items held."""
+        return {
+            "projects": len(self._held),
+            "items": sum(len(p) for p in self._held.values()),
+        }
