@@ -9,8 +9,10 @@ elsewhere), with the turn index loaded. Each variant runs the same queries; the 
 turns over `--rounds` rounds so a change in the machine's load falls on all of them. Per variant:
 CPU-ms per request of this process and of the engine, and latency.
 
-- `defaults`: every source, as served;
-- `no_rules`: without the rules in force (`rules_first` 0: no `rules_in_force` read);
+- `defaults`: every source, as served (the rules in force kept in process, the knowledge index
+  loaded: `recall.knowledge_cache`, `recall.knowledge_index`);
+- `knowledge_from_engine`: the same with the knowledge index off (the engine's knowledge reads);
+- `no_rules`: without the rules in force (`rules_first` 0);
 - `no_knowledge_search`: without the two knowledge searches (`knowledge_candidates` 0);
 - `turns_only`: neither: what the turn index, candidates and ranking cost alone.
 
@@ -39,6 +41,7 @@ from recall.retrieval import RetrievalService
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
+    "knowledge_from_engine": {"knowledge_index_max_items": 0},
     "no_rules": {"rules_first": 0},
     "no_knowledge_search": {"knowledge_candidates": 0},
     "turns_only": {"rules_first": 0, "knowledge_candidates": 0},
@@ -91,9 +94,13 @@ async def main() -> None:
             name: RetrievalService(RecallRepository(g.db), embedder, RankingSection(**over))
             for name, over in VARIANTS.items()
         }
-        for svc in services.values():  # load the turn indexes, warm the caches
+        for svc in services.values():  # load the turn and knowledge indexes, warm the caches
+            await svc.warm_up()
+            while svc.turn_index.status()["warming"]:  # every project's turn index loaded first
+                await asyncio.sleep(0.2)
             for q, project in g.warm_up[:60]:
                 await svc.context(q, (project,), limit=20, token_budget=2000)
+            await svc.knowledge_index.wait()
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in VARIANTS}
         for _ in range(args.rounds):
             for name, svc in services.items():

@@ -11,7 +11,9 @@ at the default as-of (now, as known now) is kept per scope with
   starts or stops holding, or its end as known changes (`RecallRepository.rules_next_change`).
 
 It is served while the clock has not moved and that instant has not come, which is exactly while
-a new read would return the same rows. The clock is read before the rows, so rows are at least as
+a new read would return the same rows. A scope is kept from its second call under one clock: the
+first reads the rules alone, so while knowledge is being written and the clock moves between
+calls, no call pays for the second read. The clock is read before the rows, so rows are at least as
 new as the clock they are kept under; a write between the two moves the clock, and the next call
 reads again. Reads at another as-of or known-at time go to the engine.
 """
@@ -43,6 +45,8 @@ class RulesCache:
     def __init__(self, repo: RecallRepository) -> None:
         self._repo = repo
         self._held: dict[tuple[str, ...], _Held] = {}
+        self._missed: dict[tuple[str, ...], KnowledgeClock] = {}
+        """Scope -> the clock of its last miss: a second miss under the same clock keeps."""
         self.hits = 0
         self.misses = 0
 
@@ -64,16 +68,19 @@ class RulesCache:
             self.hits += 1
             return held.rules
         self.misses += 1
+        if clock is None or self._missed.get(key) != clock:
+            # The first miss under a clock reads the rules alone: while knowledge is being
+            # written (an ingest) the clock moves between calls, and keeping would not pay.
+            if len(self._missed) >= _MAX_SCOPES:
+                self._missed.clear()
+            if clock is not None:
+                self._missed[key] = clock
+            return await self._repo.rules_in_force(projects, as_of=now, known_at=now)
         rules, until = await asyncio.gather(
             self._repo.rules_in_force(projects, as_of=now, known_at=now),
             self._repo.rules_next_change(projects, now=now),
         )
-        if clock is not None:
-            if len(self._held) >= _MAX_SCOPES:
-                self._held.clear()
-            self._held[key] = _Held(clock, until, rules)
+        if len(self._held) >= _MAX_SCOPES:
+            self._held.clear()
+        self._held[key] = _Held(clock, until, rules)
         return rules
-
-    def clear(self) -> None:
-        """Forget every scope's rules (the next call reads them again)."""
-        self._held.clear()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -46,6 +47,10 @@ from recall.lexical import bm25, tokenize
 log = logging.getLogger("remgraph.recall.knowledge_index")
 
 _NEVER = np.iinfo(np.int64).max
+_MIN_LOAD_GAP_S = 1.0
+"""Least time between two background loads of one project."""
+_QUICK_LOAD_S = 0.05
+"""A project whose load takes less is loaded in the caller whenever the clock moved."""
 _EMBEDDED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT, ItemKind.TOPIC})
 """Kinds the vector search and the similarity read cover (as `recall.knowledge_vector`)."""
 _DERIVED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT})
@@ -241,10 +246,10 @@ class ProjectKnowledge:
 class KnowledgeIndexes:
     """The per-project knowledge indexes of one process, each valid under one knowledge clock.
 
-    A project is loaded in the background the first time it is asked for, and again whenever the
-    clock has moved since its load; until a load under the current clock is done, `current`
-    answers None and the caller reads the engine. `max_items` bounds the items held per project
-    (0 turns the index off).
+    A project is loaded the first time it is asked for, and again whenever the clock has moved
+    since its load: in the caller when loading it is quick, else in the background (at most one
+    load a second, less often for a big one), the engine answering until it is done.
+    `max_items` bounds the items held per project (0 turns the index off).
     """
 
     def __init__(self, repo: RecallRepository, *, max_items: int) -> None:
@@ -253,18 +258,25 @@ class KnowledgeIndexes:
         self._held: dict[str, ProjectKnowledge] = {}
         self._loading: dict[str, asyncio.Task[None]] = {}
         self._too_big: dict[str, KnowledgeClock] = {}
+        self._next_load: dict[str, float] = {}
+        self._took: dict[str, float] = {}
+        """Project -> how long its last load took (seconds)."""
+        self._locks: dict[str, asyncio.Lock] = {}
+        """Project -> when its next load may start (`_MIN_LOAD_GAP_S`, paced by load time)."""
 
     @property
     def enabled(self) -> bool:
         return self._max > 0
 
-    def current(
+    async def current(
         self, projects: Sequence[str], clock: KnowledgeClock | None
     ) -> ProjectKnowledge | None:
-        """The index of the one project `projects` names if it was loaded under `clock`.
+        """The index of the one project `projects` names, loaded under `clock`, else None.
 
-        Otherwise None, and a load under the clock now starts in the background (one at a time
-        per project). `clock` is the knowledge clock read at the start of the call.
+        `clock` is the knowledge clock read at the start of the call. A project not loaded under
+        it is loaded in the caller (others wait for that one load) when its last load took under
+        `_QUICK_LOAD_S`, or was never done: a small project's answers always come from the index.
+        A bigger one is loaded in the background, paced, and the engine answers meanwhile.
         """
         if not self.enabled or clock is None or len(projects) != 1 or projects[0] == "*":
             return None
@@ -274,12 +286,20 @@ class KnowledgeIndexes:
             return held
         if self._too_big.get(project) == clock:
             return None
+        if self._took.get(project, 0.0) < _QUICK_LOAD_S:
+            async with self._locks.setdefault(project, asyncio.Lock()):
+                held = self._held.get(project)
+                if held is None or held.clock != clock:
+                    await self._load(project, clock)
+                    held = self._held.get(project)
+            return held if held is not None and held.clock == clock else None
         task = self._loading.get(project)
-        if task is None or task.done():
+        if (task is None or task.done()) and time.monotonic() >= self._next_load.get(project, 0.0):
             self._loading[project] = asyncio.create_task(self._load(project, clock))
         return None
 
     async def _load(self, project: str, clock: KnowledgeClock) -> None:
+        started = time.monotonic()
         try:
             items, times = await self._repo.indexed_knowledge(project)
             if len(items) > self._max:
@@ -294,6 +314,11 @@ class KnowledgeIndexes:
             )
         except GraphError as e:
             log.warning("project %s: knowledge index not loaded: %s", project, e)
+        finally:
+            # While knowledge is written (an ingest) the clock moves on: loads are paced so they
+            # take at most a fifth of the time, and the engine answers in between.
+            took = self._took[project] = time.monotonic() - started
+            self._next_load[project] = time.monotonic() + max(_MIN_LOAD_GAP_S, 4 * took)
 
     async def wait(self) -> None:
         """Wait for the loads running now (tests, benchmarks)."""

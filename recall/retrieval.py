@@ -574,7 +574,7 @@ class RetrievalService:
             else await self.turn_index.current_at(projects, clocks.turns)
         )
         held = (
-            self.knowledge_index.current(projects, clocks.knowledge)
+            await self.knowledge_index.current(projects, clocks.knowledge)
             if clocks is not None and with_knowledge
             else None
         )

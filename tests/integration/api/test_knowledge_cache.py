@@ -92,7 +92,9 @@ async def test_a_kept_rule_is_dropped_as_soon_as_it_is_closed(graph_db) -> None:
     )
     svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
     assert set(await _opening(svc, "install the dependencies")) == {"cor_pnpm", "cor_tabs"}
-    hits = svc.rules.hits
+    assert svc.rules.hits == 0  # the first call under a clock reads the rules alone
+    assert set(await _opening(svc, "install the dependencies")) == {"cor_pnpm", "cor_tabs"}
+    hits = svc.rules.hits  # the second kept them
     assert set(await _opening(svc, "does the build pass?")) == {"cor_pnpm", "cor_tabs"}
     assert svc.rules.hits == hits + 1  # nothing written: served from the process
     await CorrectionRepository(graph_db).close_many([("cor_tabs", now_ms() - 1)], now=now_ms())
@@ -122,6 +124,7 @@ async def test_a_rule_starts_and_ends_on_time_without_a_write(graph_db) -> None:
         await asyncio.sleep(max(0.0, wait))
         return sorted(await _opening(svc, "install the dependencies"))
 
+    assert await at(0) == ["cor_now"]
     assert await at(0) == ["cor_now"]
     hits = svc.rules.hits
     assert await at(0) == ["cor_now"]

@@ -9,6 +9,7 @@ search finds every item the engine's finds that BM25 scores.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import numpy as np
@@ -90,25 +91,47 @@ async def test_the_index_answers_as_the_engine(graph_db, graph_settings) -> None
     assert checked > 20
 
 
-async def test_context_serves_from_the_index_once_loaded_and_not_after_a_write(
-    graph_db, graph_settings
+async def test_context_serves_from_the_index_under_the_clock_it_was_loaded_by(
+    graph_db, graph_settings, monkeypatch
 ) -> None:
     await ingest_samples(graph_db, graph_settings)
     svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
     query = "Which database does the webapp use?"
     project = (await ClockRepository(graph_db).projects())[0]
-    before = await svc.context(query, (project,), limit=8, token_budget=None)
-    await svc.knowledge_index.wait()
-    assert svc.knowledge_index.status()["projects"] == 1
+    index = svc.knowledge_index
+    monkeypatch.setattr("recall.knowledge_index._QUICK_LOAD_S", 60.0)  # whatever the machine
+    first = await svc.context(query, (project,), limit=8, token_budget=None)
+    assert index.status()["projects"] == 1  # a small project: loaded by the first call
     clock = (await ClockRepository(graph_db).read()).knowledge
-    assert svc.knowledge_index.current((project,), clock) is not None
-    after = await svc.context(query, (project,), limit=8, token_budget=None)
-    assert [r.candidate.id for r in after.items] == [r.candidate.id for r in before.items]
+    held = await index.current((project,), clock)
+    assert held is not None
+    assert held.clock == clock
+    again = await svc.context(query, (project,), limit=8, token_budget=None)
+    assert [r.candidate.id for r in again.items] == [r.candidate.id for r in first.items]
+    # a knowledge write moves the clock: the index loaded under the old one is not served
     await CorrectionRepository(graph_db).close_many(
         [("no_such_correction", now_ms())], now=now_ms()
     )
     moved = (await ClockRepository(graph_db).read()).knowledge
     assert moved != clock
-    assert svc.knowledge_index.current((project,), moved) is None  # stale: loads again
-    await svc.knowledge_index.wait()
-    assert svc.knowledge_index.current((project,), moved) is not None
+    fresh = await index.current((project,), moved)
+    assert fresh is not None
+    assert fresh is not held
+    assert fresh.clock == moved
+    # a project slow to load is loaded in the background: the engine answers meanwhile
+    monkeypatch.setattr("recall.knowledge_index._QUICK_LOAD_S", 0.0)
+    monkeypatch.setattr("recall.knowledge_index._MIN_LOAD_GAP_S", 0.0)
+    await CorrectionRepository(graph_db).close_many(
+        [("no_such_correction", now_ms())], now=now_ms()
+    )
+    later = (await ClockRepository(graph_db).read()).knowledge
+    assert await index.current((project,), later) is None
+    loaded = None
+    for _ in range(50):  # background loads are paced by their own duration
+        await index.wait()
+        loaded = await index.current((project,), later)
+        if loaded is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert loaded is not None
+    assert loaded.clock == later
