@@ -96,8 +96,7 @@ async def main() -> None:
         }
         for svc in services.values():  # load the turn and knowledge indexes, warm the caches
             await svc.warm_up()
-            while svc.turn_index.status()["warming"]:  # every project's turn index loaded first
-                await asyncio.sleep(0.2)
+            await svc.turn_index.warmed()  # every project's turn index loaded first
             for q, project in g.warm_up[:60]:
                 await svc.context(q, (project,), limit=20, token_budget=2000)
             await svc.knowledge_index.wait()
