@@ -43,10 +43,10 @@ from graph.repositories.recall import (
     derived_of_turns,
 )
 from recall.lexical import bm25, tokenize
+from recall.turn_index import NEVER, end_bound, start_bound
 
 log = logging.getLogger("remgraph.recall.knowledge_index")
 
-_NEVER = np.iinfo(np.int64).max
 _MIN_LOAD_GAP_S = 1.0
 """Least time between two background loads of one project."""
 _QUICK_LOAD_S = 0.05
@@ -57,14 +57,9 @@ _DERIVED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT})
 """Kinds read through the turns they were derived from (as `recall.knowledge_of_turns`)."""
 
 
-def _lo(v: int | None) -> int:
-    """A start; a missing one is never reached (a null compares false in Cypher)."""
-    return _NEVER if v is None else v
-
-
-def _hi(v: int | None) -> int:
-    """An end; a missing one is already past."""
-    return -_NEVER if v is None else v
+def _unit(v: np.ndarray) -> np.ndarray:
+    """`v` scaled to length 1 (a zero vector as it is): dot products with it are cosines."""
+    return v / (float(np.linalg.norm(v)) or 1.0)
 
 
 @dataclass(frozen=True)
@@ -94,10 +89,10 @@ class ProjectKnowledge:
         self.pos = {h.id: i for i, h in enumerate(held)}
         self.kinds = [h.kind for h in held]
         t = [times[h.id] for h in held]
-        self.valid_from = np.array([_lo(x.valid_from) for x in t], dtype=np.int64)
-        self.valid_to = np.array([_hi(x.valid_to) for x in t], dtype=np.int64)
-        self.recorded_at = np.array([_lo(x.recorded_at) for x in t], dtype=np.int64)
-        self.expired_at = np.array([_hi(x.expired_at) for x in t], dtype=np.int64)
+        self.valid_from = np.array([start_bound(x.valid_from) for x in t], dtype=np.int64)
+        self.valid_to = np.array([end_bound(x.valid_to) for x in t], dtype=np.int64)
+        self.recorded_at = np.array([start_bound(x.recorded_at) for x in t], dtype=np.int64)
+        self.expired_at = np.array([end_bound(x.expired_at) for x in t], dtype=np.int64)
         self.history = {
             i: (x.valid_to_was, x.valid_to_until) for i, x in enumerate(t) if x.valid_to_until
         }
@@ -157,13 +152,30 @@ class ProjectKnowledge:
     ) -> KnowledgeHit:
         h = self.hits[i]
         known = int(end[i])
-        valid_to = None if known >= OPEN or known == -_NEVER else known
+        valid_to = None if known >= OPEN or known == -NEVER else known
         return replace(
             h,
             score=score,
             valid_to=valid_to,
             turn_ids=h.turn_ids if turn_ids is None else tuple(turn_ids),
         )
+
+    def _in_force(self, as_of: int, known_at: int) -> tuple[np.ndarray, np.ndarray]:
+        """(which items hold at `as_of` as known at `known_at`, each one's end as known then)."""
+        end = self._known_end(known_at)
+        return self._recorded(as_of, known_at) & (end > as_of), end
+
+    def _best_per_kind(
+        self, scored: Iterable[tuple[int, float]], k: int, end: np.ndarray
+    ) -> list[KnowledgeHit]:
+        """The `k` best-scored rows of each kind, best first, equal scores by id."""
+        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
+        for r, score in scored:
+            per_kind[self.kinds[r]].append((-score, self.hits[r].id, r))
+        out: list[KnowledgeHit] = []
+        for found in per_kind.values():
+            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
+        return out
 
     # -- searches --------------------------------------------------------------------------------
 
@@ -177,8 +189,7 @@ class ProjectKnowledge:
         rows = sorted({r for t in terms for r in self.postings.get(t, ())})
         if not rows:
             return []
-        end = self._known_end(known_at)
-        live = self._recorded(as_of, known_at) & (end > as_of)
+        live, end = self._in_force(as_of, known_at)
         rows = [r for r in rows if live[r]]
         scores = bm25(
             words,
@@ -188,34 +199,19 @@ class ProjectKnowledge:
             k1=stats.k1,
             b=stats.b,
         )
-        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
-        for r in rows:
-            s = scores.get(str(r), 0.0)
-            if s > 0:
-                per_kind[self.kinds[r]].append((-s, self.hits[r].id, r))
-        out: list[KnowledgeHit] = []
-        for found in per_kind.values():
-            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
-        return out
+        matched = ((r, scores.get(str(r), 0.0)) for r in rows)
+        return self._best_per_kind(((r, s) for r, s in matched if s > 0), k, end)
 
     def vector(self, query: np.ndarray, *, k: int, as_of: int, known_at: int) -> list[KnowledgeHit]:
         """The `k` items per kind nearest `query` (exact cosine), of those in force."""
         if k <= 0 or self.dimensions is None or query.shape[-1] != self.dimensions:
             return []
-        end = self._known_end(known_at)
-        live = self._recorded(as_of, known_at) & (end > as_of) & self.has_vector
-        rows = np.flatnonzero(live)
+        live, end = self._in_force(as_of, known_at)
+        rows = np.flatnonzero(live & self.has_vector)
         if rows.size == 0:
             return []
-        q = query / (float(np.linalg.norm(query)) or 1.0)
-        sims = self.vectors[rows] @ q
-        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
-        for r, s in zip(rows.tolist(), sims.tolist(), strict=True):
-            per_kind[self.kinds[r]].append((-s, self.hits[r].id, r))
-        out: list[KnowledgeHit] = []
-        for found in per_kind.values():
-            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
-        return out
+        sims = self.vectors[rows] @ _unit(query)
+        return self._best_per_kind(zip(rows.tolist(), sims.tolist(), strict=True), k, end)
 
     def similarity(self, ids: Sequence[str], query: np.ndarray) -> dict[str, float]:
         """Item id -> cosine similarity to `query` for the embedded items among `ids`."""
@@ -224,8 +220,7 @@ class ProjectKnowledge:
         rows = [r for r in (self.pos.get(i) for i in ids) if r is not None and self.has_vector[r]]
         if not rows:
             return {}
-        q = query / (float(np.linalg.norm(query)) or 1.0)
-        sims = self.vectors[rows] @ q
+        sims = self.vectors[rows] @ _unit(query)
         return {self.hits[r].id: float(s) for r, s in zip(rows, sims.tolist(), strict=True)}
 
     def of_turns(self, turn_ids: Sequence[str], *, as_of: int, known_at: int) -> DerivedOfTurns:

@@ -804,8 +804,8 @@ class RetrievalService:
         projects: tuple[str, ...],
         clocks: Clocks,
         *,
-        as_of: int | None,
-        known_at: int | None,
+        as_of: int,
+        known_at: int,
         now: int,
     ) -> list[KnowledgeHit]:
         """The rules in force for a `context` call.
@@ -813,13 +813,9 @@ class RetrievalService:
         Kept in process for the default as-of (now, as known now: `recall.knowledge_cache`),
         read from the engine for any other time.
         """
-        if as_of is None and known_at is None:
+        if as_of == known_at == now:
             return await self.rules.in_force_now(projects, clocks.knowledge, now)
-        return await self._repo.rules_in_force(
-            projects,
-            as_of=now if as_of is None else as_of,
-            known_at=now if known_at is None else known_at,
-        )
+        return await self._repo.rules_in_force(projects, as_of=as_of, known_at=known_at)
 
     async def context(
         self,
@@ -851,7 +847,7 @@ class RetrievalService:
         )
         clocks = await self._clocks.read()  # before any read it stands for
         rules = (
-            await self._rules_in_force(projects, clocks, as_of=as_of, known_at=known_at, now=now)
+            await self._rules_in_force(projects, clocks, as_of=as_of_ms, known_at=known_ms, now=now)
             if with_rules and projects
             else []
         )
