@@ -26,7 +26,11 @@ DEFAULT_CAPACITY = 10_000
 
 @dataclass(frozen=True)
 class RecorderStats:
-    """Counters since start: records written, lost to failed writes, dropped when full, pending."""
+    """Counters since start: records written, lost to failed writes, dropped when full, pending.
+
+    `pending` counts every record submitted and not yet written or failed, including a batch
+    whose write is under way, so `pending + written + failed` only grows with submissions.
+    """
 
     written: int
     failed: int
@@ -64,11 +68,13 @@ class ContextQueryRecorder:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._written = self._failed = self._dropped = 0
+        self._writing = 0  # records taken from the buffer whose write has not returned yet
 
     @property
     def stats(self) -> RecorderStats:
         """The counters now."""
-        return RecorderStats(self._written, self._failed, self._dropped, len(self._pending))
+        pending = len(self._pending) + self._writing
+        return RecorderStats(self._written, self._failed, self._dropped, pending)
 
     @property
     def running(self) -> bool:
@@ -102,6 +108,7 @@ class ContextQueryRecorder:
             while self._pending:
                 n = min(len(self._pending), self.batch_size)
                 batch = [self._pending.popleft() for _ in range(n)]
+                self._writing = n
                 try:
                     await self._repo.record_many(batch)
                 except Exception as e:  # a failed write (any kind) must never stop the API
@@ -117,6 +124,8 @@ class ContextQueryRecorder:
                 else:
                     written += n
                     self._written += n
+                finally:
+                    self._writing = 0
         return written
 
     def start(self) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -175,3 +177,33 @@ async def test_the_recorder_takes_its_limits_from_the_api_settings(api_settings,
     async with app.router.lifespan_context(app):
         recorder = app.state.resources.recorder
         assert (recorder.interval_s, recorder.batch_size, recorder.capacity) == (0.05, 7, 9)
+
+
+class _GatedRepo(ContextQueryRepository):
+    """The real repository, whose writes wait at a gate: a write held in flight on purpose."""
+
+    def __init__(self, db: GraphDB) -> None:
+        super().__init__(db)
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def record_many(self, records: Sequence[ContextQueryRecord]) -> list[str]:
+        self.entered.set()
+        await self.gate.wait()
+        return await super().record_many(records)
+
+
+async def test_a_batch_being_written_still_counts_as_pending(graph_db):
+    """A record is pending from `submit` until its write returns; it never drops out of sight."""
+    repo = _GatedRepo(graph_db)
+    recorder = ContextQueryRecorder(repo, interval_s=3600)
+    for rec in _records(2, prefix="inflight"):
+        recorder.submit(rec)
+    flushing = asyncio.create_task(recorder.flush())
+    await asyncio.wait_for(repo.entered.wait(), 5)
+    recorder.submit(_records(1, prefix="later")[0])
+    assert recorder.stats.pending == 3  # two being written, one still queued
+    assert recorder.stats.written == 0
+    repo.gate.set()
+    assert await flushing == 3
+    assert (recorder.stats.pending, recorder.stats.written) == (0, 3)
