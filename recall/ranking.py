@@ -28,7 +28,8 @@ each signal's value.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from core.text import alnum_words
 from graph.kinds import ItemKind
@@ -58,23 +59,33 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(alnum_words(text))
 
 
+WordSet = frozenset[str] | Callable[[], frozenset[str]]
+"""An item's word set, or how to get it (made only when the words are compared)."""
+
+
+def _word_set(c: Candidate, given: WordSet | None) -> frozenset[str]:
+    if given is None:
+        return _words(c.text)
+    return given if isinstance(given, frozenset) else given()
+
+
 def similarity(
     a: Candidate,
     b: Candidate,
-    wa: frozenset[str] | None = None,
-    wb: frozenset[str] | None = None,
+    wa: WordSet | None = None,
+    wb: WordSet | None = None,
 ) -> float:
     """Cosine similarity of embeddings when both have one, else Jaccard overlap of words.
 
-    `wa`/`wb` are the items' word sets when the caller already has them.
+    `wa`/`wb` are the items' word sets (or a way to get them) when the caller keeps them.
     """
     if a.embedding and b.embedding and len(a.embedding) == len(b.embedding):
         dot = sum(x * y for x, y in zip(a.embedding, b.embedding, strict=True))
         na = math.sqrt(sum(x * x for x in a.embedding))
         nb = math.sqrt(sum(y * y for y in b.embedding))
         return dot / (na * nb) if na and nb else 0.0
-    wa = _words(a.text) if wa is None else wa
-    wb = _words(b.text) if wb is None else wb
+    wa = _word_set(a, wa)
+    wb = _word_set(b, wb)
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / len(wa | wb)
@@ -97,14 +108,23 @@ class _Greedy:
         self.max_sim = [0.0] * len(pool)
         self.compared = [0] * len(pool)  # how many picked items each candidate was compared with
         self.alive = [True] * len(pool)
-        self.words = [_words(r.candidate.text) for r in pool] if lam < 1.0 else []
+        self._words: list[frozenset[str] | None] = [None] * len(pool)
+        """Each item's word set, made when it is first compared (most never are)."""
+
+    def words(self, i: int) -> frozenset[str]:
+        got = self._words[i]
+        if got is None:
+            got = self._words[i] = _words(self.pool[i].candidate.text)
+        return got
 
     def _penalty(self, i: int) -> float:
         """Highest similarity of item `i` to the items picked so far (compared incrementally)."""
         if self.lam < 1.0 and self.compared[i] < len(self.picked):
             c = self.pool[i].candidate
             for j in self.picked[self.compared[i] :]:
-                sim = similarity(c, self.pool[j].candidate, self.words[i], self.words[j])
+                sim = similarity(
+                    c, self.pool[j].candidate, partial(self.words, i), partial(self.words, j)
+                )
                 if sim > self.max_sim[i]:
                     self.max_sim[i] = sim
             self.compared[i] = len(self.picked)

@@ -117,6 +117,8 @@ class _Found:
     knowledge_vector: list[KnowledgeHit]
     similarities: np.ndarray | None = None
     """Every indexed turn's cosine to the query (the turn index's search), else None."""
+    live: np.ndarray | None = None
+    """The turn index's live mask for the call's times (its search), else None."""
 
 
 def _query_words(text: str) -> list[str]:
@@ -522,7 +524,7 @@ class RetrievalService:
         budget = w.fulltext_match_budget
         searched = prune_terms(df, budget) if words and budget > 0 else words
         kw = w.knowledge_candidates if knowledge else 0
-        (ft, vec, sims), (kn, kv) = await asyncio.gather(
+        (ft, vec, sims, live), (kn, kv) = await asyncio.gather(
             asyncio.to_thread(
                 index.search,
                 words,
@@ -544,7 +546,7 @@ class RetrievalService:
                 stats=index.stats(),
             ),
         )
-        return (words, searched, df), _Found(ft, vec, kn, kv, sims)
+        return (words, searched, df), _Found(ft, vec, kn, kv, sims, live)
 
     async def candidates(
         self,
@@ -625,6 +627,7 @@ class RetrievalService:
                     known_at=known_at,
                     sims=found.similarities,
                     scored=cosine_of,
+                    live=found.live,
                 ),
                 of_turns_read,
             )

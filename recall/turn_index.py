@@ -248,8 +248,11 @@ class ProjectTurns:
         k_text: int,
         k_vector: int,
         params: Bm25Params,
-    ) -> tuple[list[TurnHit], list[TurnHit], np.ndarray | None]:
-        """(BM25 hits, nearest by cosine, every row's cosine) for one query, under the lock."""
+    ) -> tuple[list[TurnHit], list[TurnHit], np.ndarray | None, np.ndarray]:
+        """(BM25 hits, nearest by cosine, every row's cosine, the live mask) for one query.
+
+        Under the lock. The mask is `live(as_of, known_at)`, for `candidates` to reuse.
+        """
         with self.lock:
             live = self.live(as_of, known_at)  # one mask for both searches
             sims = None if query is None else self.similarities(query)
@@ -257,7 +260,7 @@ class ProjectTurns:
                 words, as_of=as_of, known_at=known_at, k=k_text, params=params, live=live
             )
             near = self.vector(sims, as_of=as_of, known_at=known_at, k=k_vector, live=live)
-        return text, near, sims
+        return text, near, sims, live
 
     def fulltext(
         self,
@@ -357,13 +360,20 @@ class ProjectTurns:
         known_at: int,
         sims: np.ndarray | None,
         scored: Collection[str],
+        live: np.ndarray | None = None,
     ) -> list[TurnFacts]:
         """What `RecallRepository.turns_fetch` returns, from the index.
 
         The turns `ids` plus the live turns of their sessions within `window` ordinals of the
         turns `top`, with their columns; `sims` is `similarities(query)` (None: no query vector).
+        `live` is the mask `search` used for the same times: rows added since count as not live
+        (the search did not see them either).
         """
-        live = self.live(as_of, known_at)
+        n = len(self.ids)
+        if live is None:
+            live = self.live(as_of, known_at)
+        elif live.shape[0] < n:
+            live = np.concatenate([live, np.zeros(n - live.shape[0], dtype=bool)])
         rows: dict[int, None] = {}
         for i in ids:
             r = self.pos.get(i)
@@ -378,29 +388,50 @@ class ProjectTurns:
                 here = self.by_session.get(sid, {})
                 o = self.ordinal[r]
                 for d in range(-window, window + 1):
-                    n = here.get(o + d)
-                    if n is not None and live[n]:
-                        rows[n] = None
+                    near = here.get(o + d)
+                    if near is not None and live[near]:
+                        rows[near] = None
+        if not rows:
+            return []
+        at = np.fromiter(rows, dtype=np.int64, count=len(rows))
+
+        def column(a: array[int], dtype: type = np.int64) -> list[int]:
+            got: list[int] = np.frombuffer(a, dtype=dtype, count=n)[at].tolist()
+            return got
+
+        similarity: list[float | None] = [None] * len(at)
+        if sims is not None:
+            with_vector = column(self.has_vector, np.int8)
+            cosine = sims[at].tolist()
+            similarity = [
+                c if v and self.ids[r] not in scored else None
+                for r, v, c in zip(rows, with_vector, cosine, strict=True)
+            ]
         out = []
-        for r in rows:
-            tid = self.ids[r]
-            sim = None
-            if sims is not None and self.has_vector[r] and tid not in scored:
-                sim = float(sims[r])
+        for r, ordinal, tokens, start, end, pending, sim in zip(
+            rows,
+            column(self.ordinal),
+            column(self.tokens),
+            column(self.valid_from),
+            column(self.valid_to),
+            column(self.pending, np.int8),
+            similarity,
+            strict=True,
+        ):
             sid = self.session[r]
             out.append(
                 TurnFacts(
-                    id=tid,
+                    id=self.ids[r],
                     project=self.project,
                     session_id=sid,
-                    ordinal=None if self.ordinal[r] < 0 else int(self.ordinal[r]),
+                    ordinal=None if ordinal < 0 else ordinal,
                     speaker=self.speaker[r],
-                    tokens=int(self.tokens[r]),
-                    valid_from=None if self.valid_from[r] == NEVER else int(self.valid_from[r]),
-                    valid_to=None if self.valid_to[r] >= OPEN else int(self.valid_to[r]),
+                    tokens=tokens,
+                    valid_from=None if start == NEVER else start,
+                    valid_to=None if end >= OPEN else end,
                     quality=None if sid is None else self.quality.get(sid),
                     similarity=sim,
-                    vector_pending=bool(self.pending[r]),
+                    vector_pending=bool(pending),
                 )
             )
         return out
@@ -415,11 +446,19 @@ class ProjectTurns:
         known_at: int,
         sims: np.ndarray | None,
         scored: Collection[str],
+        live: np.ndarray | None = None,
     ) -> tuple[list[TurnFacts], dict[str, str]]:
         """`facts` and the texts of the turns it returns, under the lock."""
         with self.lock:
             rows = self.facts(
-                ids, top, window, as_of=as_of, known_at=known_at, sims=sims, scored=scored
+                ids,
+                top,
+                window,
+                as_of=as_of,
+                known_at=known_at,
+                sims=sims,
+                scored=scored,
+                live=live,
             )
             return rows, self.texts_of(r.id for r in rows)
 
