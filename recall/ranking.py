@@ -28,8 +28,7 @@ each signal's value.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from core.text import alnum_words
 from graph.kinds import ItemKind
@@ -59,33 +58,23 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(alnum_words(text))
 
 
-WordSet = frozenset[str] | Callable[[], frozenset[str]]
-"""An item's word set, or how to get it (made only when the words are compared)."""
-
-
-def _word_set(c: Candidate, given: WordSet | None) -> frozenset[str]:
-    if given is None:
-        return _words(c.text)
-    return given if isinstance(given, frozenset) else given()
-
-
 def similarity(
     a: Candidate,
     b: Candidate,
-    wa: WordSet | None = None,
-    wb: WordSet | None = None,
+    wa: frozenset[str] | None = None,
+    wb: frozenset[str] | None = None,
 ) -> float:
     """Cosine similarity of embeddings when both have one, else Jaccard overlap of words.
 
-    `wa`/`wb` are the items' word sets (or a way to get them) when the caller keeps them.
+    `wa`/`wb` are the items' word sets when the caller already has them.
     """
     if a.embedding and b.embedding and len(a.embedding) == len(b.embedding):
         dot = sum(x * y for x, y in zip(a.embedding, b.embedding, strict=True))
         na = math.sqrt(sum(x * x for x in a.embedding))
         nb = math.sqrt(sum(y * y for y in b.embedding))
         return dot / (na * nb) if na and nb else 0.0
-    wa = _word_set(a, wa)
-    wb = _word_set(b, wb)
+    wa = _words(a.text) if wa is None else wa
+    wb = _words(b.text) if wb is None else wb
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / len(wa | wb)
@@ -120,11 +109,9 @@ class _Greedy:
     def _penalty(self, i: int) -> float:
         """Highest similarity of item `i` to the items picked so far (compared incrementally)."""
         if self.lam < 1.0 and self.compared[i] < len(self.picked):
-            c = self.pool[i].candidate
+            c, words = self.pool[i].candidate, self.words(i)
             for j in self.picked[self.compared[i] :]:
-                sim = similarity(
-                    c, self.pool[j].candidate, partial(self.words, i), partial(self.words, j)
-                )
+                sim = similarity(c, self.pool[j].candidate, words, self.words(j))
                 if sim > self.max_sim[i]:
                     self.max_sim[i] = sim
             self.compared[i] = len(self.picked)
