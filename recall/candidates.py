@@ -15,6 +15,15 @@ from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight
 from recall.items import FULLTEXT, VECTOR, Candidate
 
+# read per candidate: see `graph.kinds`
+_TURN, _LESSON, _TOPIC, _CORRECTION = (
+    ItemKind.TURN,
+    ItemKind.LESSON,
+    ItemKind.TOPIC,
+    ItemKind.CORRECTION,
+)
+_WEIGHT_ONE = (ItemKind.REFERENCE_LAYER, ItemKind.PRIMER)
+
 
 def list_ranks(lists: Iterable[tuple[str, Sequence[TurnHit]]]) -> dict[str, dict[str, int]]:
     """Item id -> 1-based rank in each named list that returned it."""
@@ -36,7 +45,7 @@ def turn_candidate(
     tokens = r.tokens or (0 if text is None else max(1, len(text) // 4))
     return Candidate(
         id=r.id,
-        kind=ItemKind.TURN,
+        kind=_TURN,
         text=text or "",
         text_pending=text is None,
         tokens=tokens,
@@ -118,13 +127,13 @@ def knowledge_weight(h: KnowledgeHit, now: int) -> float:
     confidence.
     """
     kind = h.kind
-    if kind is ItemKind.LESSON:
+    if kind is _LESSON:
         return max(0.0, float(h.weight or 1.0) * (1.0 + float(h.effectiveness or 0)))
-    if kind is ItemKind.TOPIC:
+    if kind is _TOPIC:
         return max(0.0, float(h.weight or 0.0))
-    if kind in (ItemKind.REFERENCE_LAYER, ItemKind.PRIMER):
+    if kind in _WEIGHT_ONE:
         return 1.0
-    if kind is ItemKind.CORRECTION:
+    if kind is _CORRECTION:
         return _correction_weight(h, now)
     return float(h.confidence or 0.5)
 

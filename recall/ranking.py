@@ -37,6 +37,8 @@ from recall.items import FULLTEXT, VECTOR, Candidate, Ranked, rrf, valid_at
 from recall.signals import SIGNALS, Effect, QueryState, fuse
 from recall.understand import QueryIntent
 
+_TURN, _FACT = ItemKind.TURN, ItemKind.FACT  # read per candidate: see `graph.kinds`
+
 __all__ = [
     "FULLTEXT",
     "VECTOR",
@@ -238,12 +240,12 @@ def _facts_over_sources(scored: list[Ranked]) -> list[Ranked]:
     after; `why["over_source"]` holds the turn's score. An observation records what was said,
     which no later statement ends ("is 34"), so it keeps its own score.
     """
-    turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is ItemKind.TURN}
+    turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is _TURN}
     out = []
     for r in scored:
         c = r.candidate
         best = max((turn_score.get(t, 0.0) for t in c.turn_ids), default=0.0)
-        if c.kind is ItemKind.FACT and c.status not in _SAID and best > r.score:
+        if c.kind is _FACT and c.status not in _SAID and best > r.score:
             r = Ranked(candidate=c, score=best * _OVER, why={**r.why, "over_source": best})
         out.append(r)
     return out

@@ -56,6 +56,7 @@ _SPEAKER_TTL_S = 60.0
 _DF_TTL_S = 300.0
 _DF_CACHE_MAX = 200_000
 _NO_CAP = 2**31 - 1
+_TURN, _FACT = ItemKind.TURN, ItemKind.FACT  # read per candidate: see `graph.kinds`
 
 Terms = tuple[list[str], list[str], dict[str, int]]
 """`search_words`: (every query word, the words searched for, estimated frequency of the others)."""
@@ -67,7 +68,7 @@ def _in_force(h: KnowledgeHit) -> bool:
     A correction graduated (or confirmed: confirming makes it a rule), or a standing preference
     the user stated (a diet, an allergy: a fact of kind `preference`).
     """
-    return h.kind is ItemKind.FACT or h.status in CURRENT_STATUSES
+    return h.kind is _FACT or h.status in CURRENT_STATUSES
 
 
 def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
@@ -77,7 +78,7 @@ def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
     up with quorum queues?": what the project chose is what the agent must build on. The
     project's name and the predicate ("uses") name every decision, so they do not count.
     """
-    if c.kind is not ItemKind.FACT or c.status != "decision":
+    if c.kind is not _FACT or c.status != "decision":
         return False
     own = set(tokenize(c.text)).difference(tokenize(f"{c.project or ''} {c.predicate}"))
     return not own.isdisjoint(query_terms)
@@ -90,7 +91,7 @@ def _elsewhere(c: Candidate, query_terms: frozenset[str]) -> float:
     first, "main database (local development) uses SQLite" after it; a query that says
     "locally" or "in development" gets the local one first.
     """
-    env = statement_environment(c.text, c.predicate) if c.kind is ItemKind.FACT else None
+    env = statement_environment(c.text, c.predicate) if c.kind is _FACT else None
     return 0.0 if env is None or not query_terms.isdisjoint(tokenize(env)) else 1.0
 
 
@@ -779,7 +780,7 @@ class RetrievalService:
         shown_turns = {  # turns this answer shows that match the query's words
             r.candidate.id
             for r in scored[:limit]
-            if r.candidate.kind is ItemKind.TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
+            if r.candidate.kind is _TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
         }
         picked: list[tuple[float, Ranked]] = []
         for r in scored:

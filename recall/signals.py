@@ -32,6 +32,14 @@ from recall.config import RankingSection
 from recall.items import FULLTEXT, VECTOR, Candidate, rrf
 from recall.understand import QueryIntent
 
+# read per candidate: see `graph.kinds`
+_TURN, _TOPIC, _LESSON, _CORRECTION = (
+    ItemKind.TURN,
+    ItemKind.TOPIC,
+    ItemKind.LESSON,
+    ItemKind.CORRECTION,
+)
+
 
 class Effect(StrEnum):
     """How a signal's value enters the score."""
@@ -99,7 +107,7 @@ class QueryState:
         """Session id → mean of its `session_top` best fused turn scores."""
         by_session: dict[str, list[float]] = defaultdict(list)
         for c in self.live:
-            if c.kind is ItemKind.TURN and c.session_id:
+            if c.kind is _TURN and c.session_id:
                 by_session[c.session_id].append(self.fused[c.id])
         top = self.w.session_top
         return {s: sum(sorted(v, reverse=True)[:top]) / top for s, v in by_session.items()}
@@ -109,7 +117,7 @@ class QueryState:
         """Turn id → best fused score of the knowledge items pointing back to it."""
         out: dict[str, float] = defaultdict(float)
         for c in self.live:
-            if c.kind is not ItemKind.TURN:
+            if c.kind is not _TURN:
                 for t in c.turn_ids:
                     out[t] = max(out[t], self.fused[c.id])
         return out
@@ -125,7 +133,7 @@ class QueryState:
 
 def neighbour(c: Candidate, q: QueryState) -> float | None:
     """A turn's share of its best `NEXT` neighbour's fused score (dialogue context)."""
-    if c.kind is not ItemKind.TURN:
+    if c.kind is not _TURN:
         return None
     best = max((q.fused.get(n, 0.0) for n in c.neighbours), default=0.0)
     return q.w.neighbour_weight * best
@@ -133,7 +141,7 @@ def neighbour(c: Candidate, q: QueryState) -> float | None:
 
 def session(c: Candidate, q: QueryState) -> float | None:
     """A turn's share of its session's aggregate score (session context)."""
-    if c.kind is not ItemKind.TURN:
+    if c.kind is not _TURN:
         return None
     return q.w.session_weight * q.session_score.get(c.session_id or "", 0.0)
 
@@ -144,7 +152,7 @@ def derived(c: Candidate, q: QueryState) -> float | None:
     A turn receives a share of the best knowledge item pointing back to it; a knowledge item a
     share of its best source turn.
     """
-    if c.kind is ItemKind.TURN:
+    if c.kind is _TURN:
         return q.w.derived_weight * q.derived_to_turn.get(c.id, 0.0)
     return q.w.derived_weight * max((q.fused.get(t, 0.0) for t in c.turn_ids), default=0.0)
 
@@ -171,15 +179,15 @@ def kind_weight(c: Candidate, q: QueryState) -> float | None:
     Salience: log-scaled topic weight, lesson weight × effectiveness, a correction's effective
     weight; other kinds get `knowledge_weight` alone.
     """
-    if c.kind is ItemKind.TURN:
+    if c.kind is _TURN:
         return None
     w = q.w
     kw = w.knowledge_weight
-    if c.kind is ItemKind.TOPIC:
+    if c.kind is _TOPIC:
         kw *= 1.0 + w.topic_weight * math.log1p(max(c.weight, 0.0))
-    elif c.kind is ItemKind.LESSON:
+    elif c.kind is _LESSON:
         kw *= 1.0 + w.lesson_weight * max(c.weight, 0.0)
-    elif c.kind is ItemKind.CORRECTION:
+    elif c.kind is _CORRECTION:
         kw *= 1.0 + w.correction_weight * max(c.weight, 0.0)
     return kw
 
