@@ -52,7 +52,7 @@ class TurnHit:
     """The turn's text when the search read it (fulltext), else None."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: ~270 are built per `context` call, 2.7 -> 0.7 µs each
 class TurnFacts:
     """What ranking needs to know about a candidate turn (its text is read apart, when needed)."""
 
