@@ -10,9 +10,12 @@ from core.ids import make_id
 from core.timeutil import OPEN, from_ms, now_ms, to_ms
 from graph.cypher import Q
 from graph.db import GraphDB
+from graph.kinds import ItemKind
 
 _RECORD_MANY = Q("context_query.record_many")
 _RECENT = Q("context_query.recent")
+_LINKS = {kind.value: f"{kind.value}_rows" for kind in ItemKind}
+"""Item kind -> the `record_many` parameter listing the GOT edges to that kind's nodes."""
 
 
 @dataclass(frozen=True)
@@ -85,21 +88,27 @@ class ContextQueryRepository:
         if not records:
             return []
         ids = [r.id for r in records]
-        rows = [
-            {
-                "id": qid,
-                "project": r.project,
-                "text": r.query[:2000],
-                "at": r.at_ms,
-                "principal": r.principal,
-                "items": [
-                    {"id": i.id, "kind": i.kind, "rank": i.rank, "score": float(i.score)}
-                    for i in r.items
-                ],
-            }
-            for qid, r in zip(ids, records, strict=True)
-        ]
-        await self.db.write(_RECORD_MANY, rows=rows, open=OPEN)
+        rows = []
+        links: dict[str, list[dict[str, object]]] = {param: [] for param in _LINKS.values()}
+        for qid, r in zip(ids, records, strict=True):
+            rows.append(
+                {
+                    "id": qid,
+                    "project": r.project,
+                    "text": r.query[:2000],
+                    "at": r.at_ms,
+                    "principal": r.principal,
+                    "item_ids": [i.id for i in r.items],
+                }
+            )
+            for i in r.items:
+                param = _LINKS.get(i.kind)
+                if param is not None:  # another kind names no node: nothing to link
+                    links[param].append(
+                        {"query": qid, "id": i.id, "rank": i.rank, "score": float(i.score),
+                         "at": r.at_ms}
+                    )  # fmt: skip
+        await self.db.write(_RECORD_MANY, rows=rows, open=OPEN, **links)
         return ids
 
     async def recent(

@@ -124,3 +124,41 @@ async def test_record_many_writes_the_nodes_and_edges_record_writes(graph_db) ->
         "batched write",
         "batched empty",
     }
+
+
+async def test_record_many_links_each_kind_past_kinds_with_nothing_to_link(graph_db) -> None:
+    """Links go per kind in turn; kinds with no item in the batch must not stop the later ones."""
+    from core.timeutil import to_ms
+    from graph.models import Topic
+    from graph.repositories.context_queries import ContextQueryRecord
+    from graph.repositories.topics import TopicRepository
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    await TurnRepository(graph_db).upsert_many(
+        [Turn(id="trn_0", project="p", session_id="s", ordinal=0, role="user", text="x",
+              valid_from=t0)]
+    )  # fmt: skip
+    await TopicRepository(graph_db).upsert_many(
+        [Topic(id="top_1", project="p", title="deploys", valid_from=t0)]
+    )
+    at = to_ms(datetime(2026, 2, 1, tzinfo=UTC))
+    items = (
+        ContextItemRef("trn_0", "turn", 1, 0.9),
+        ContextItemRef("top_1", "topic", 2, 0.7),
+        ContextItemRef("top_1", "lesson", 3, 0.5),  # not a lesson: not linked
+        ContextItemRef("x_1", "no_such_kind", 4, 0.1),  # names no node
+    )
+    await ContextQueryRepository(graph_db).record_many(
+        [
+            ContextQueryRecord("p", "first", items, at, request_id="a"),
+            ContextQueryRecord("p", "second", items[1:2], at + 1, request_id="b"),
+        ]
+    )
+    first, second = await _guide(graph_db, "first"), await _guide(graph_db, "second")
+    assert sorted((r["item"].properties["id"], r["g"].properties["rank"]) for r in first) == [
+        ("top_1", 2),
+        ("trn_0", 1),
+    ]
+    assert [(r["item"].properties["id"], r["g"].properties["rank"]) for r in second] == [
+        ("top_1", 2)
+    ]
