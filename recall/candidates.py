@@ -10,19 +10,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.timeutil import days_between
-from graph.kinds import ItemKind
+from graph.kinds import CORRECTION, LESSON, PRIMER, REFERENCE_LAYER, TOPIC, TURN
 from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight
 from recall.items import FULLTEXT, VECTOR, Candidate
 
-# read per candidate: see `graph.kinds`
-_TURN, _LESSON, _TOPIC, _CORRECTION = (
-    ItemKind.TURN,
-    ItemKind.LESSON,
-    ItemKind.TOPIC,
-    ItemKind.CORRECTION,
-)
-_WEIGHT_ONE = (ItemKind.REFERENCE_LAYER, ItemKind.PRIMER)
+_WEIGHT_ONE = (REFERENCE_LAYER, PRIMER)
+"""Kinds whose salience is 1 (`knowledge_weight`)."""
 
 
 def list_ranks(lists: Iterable[tuple[str, Sequence[TurnHit]]]) -> dict[str, dict[str, int]]:
@@ -45,7 +39,7 @@ def turn_candidate(
     tokens = r.tokens or (0 if text is None else max(1, len(text) // 4))
     return Candidate(
         id=r.id,
-        kind=_TURN,
+        kind=TURN,
         text=text or "",
         text_pending=text is None,
         tokens=tokens,
@@ -127,13 +121,13 @@ def knowledge_weight(h: KnowledgeHit, now: int) -> float:
     confidence.
     """
     kind = h.kind
-    if kind is _LESSON:
+    if kind is LESSON:
         return max(0.0, float(h.weight or 1.0) * (1.0 + float(h.effectiveness or 0)))
-    if kind is _TOPIC:
+    if kind is TOPIC:
         return max(0.0, float(h.weight or 0.0))
     if kind in _WEIGHT_ONE:
         return 1.0
-    if kind is _CORRECTION:
+    if kind is CORRECTION:
         return _correction_weight(h, now)
     return float(h.confidence or 0.5)
 

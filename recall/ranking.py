@@ -31,13 +31,11 @@ import math
 from collections.abc import Sequence
 
 from core.text import alnum_words
-from graph.kinds import ItemKind
+from graph.kinds import FACT, TURN
 from recall.config import RankingSection
 from recall.items import FULLTEXT, VECTOR, Candidate, Ranked, rrf, valid_at
 from recall.signals import SIGNALS, Effect, QueryState, fuse
 from recall.understand import QueryIntent
-
-_TURN, _FACT = ItemKind.TURN, ItemKind.FACT  # read per candidate: see `graph.kinds`
 
 __all__ = [
     "FULLTEXT",
@@ -240,12 +238,12 @@ def _facts_over_sources(scored: list[Ranked]) -> list[Ranked]:
     after; `why["over_source"]` holds the turn's score. An observation records what was said,
     which no later statement ends ("is 34"), so it keeps its own score.
     """
-    turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is _TURN}
+    turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is TURN}
     out = []
     for r in scored:
         c = r.candidate
         best = max((turn_score.get(t, 0.0) for t in c.turn_ids), default=0.0)
-        if c.kind is _FACT and c.status not in _SAID and best > r.score:
+        if c.kind is FACT and c.status not in _SAID and best > r.score:
             r = Ranked(candidate=c, score=best * _OVER, why={**r.why, "over_source": best})
         out.append(r)
     return out

@@ -22,7 +22,7 @@ from ai.embed import Embedder
 from core.text import QUERY_STOPWORDS, unicode_words
 from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
-from graph.kinds import ItemKind
+from graph.kinds import FACT, TURN, ItemKind
 from graph.repositories.clocks import ClockRepository, Clocks
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
 from knowledge.environments import statement_environment
@@ -56,7 +56,6 @@ _SPEAKER_TTL_S = 60.0
 _DF_TTL_S = 300.0
 _DF_CACHE_MAX = 200_000
 _NO_CAP = 2**31 - 1
-_TURN, _FACT = ItemKind.TURN, ItemKind.FACT  # read per candidate: see `graph.kinds`
 
 Terms = tuple[list[str], list[str], dict[str, int]]
 """`search_words`: (every query word, the words searched for, estimated frequency of the others)."""
@@ -68,7 +67,7 @@ def _in_force(h: KnowledgeHit) -> bool:
     A correction graduated (or confirmed: confirming makes it a rule), or a standing preference
     the user stated (a diet, an allergy: a fact of kind `preference`).
     """
-    return h.kind is _FACT or h.status in CURRENT_STATUSES
+    return h.kind is FACT or h.status in CURRENT_STATUSES
 
 
 def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
@@ -78,7 +77,7 @@ def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
     up with quorum queues?": what the project chose is what the agent must build on. The
     project's name and the predicate ("uses") name every decision, so they do not count.
     """
-    if c.kind is not _FACT or c.status != "decision":
+    if c.kind is not FACT or c.status != "decision":
         return False
     own = set(tokenize(c.text)).difference(tokenize(f"{c.project or ''} {c.predicate}"))
     return not own.isdisjoint(query_terms)
@@ -91,7 +90,7 @@ def _elsewhere(c: Candidate, query_terms: frozenset[str]) -> float:
     first, "main database (local development) uses SQLite" after it; a query that says
     "locally" or "in development" gets the local one first.
     """
-    env = statement_environment(c.text, c.predicate) if c.kind is _FACT else None
+    env = statement_environment(c.text, c.predicate) if c.kind is FACT else None
     return 0.0 if env is None or not query_terms.isdisjoint(tokenize(env)) else 1.0
 
 
@@ -780,7 +779,7 @@ class RetrievalService:
         shown_turns = {  # turns this answer shows that match the query's words
             r.candidate.id
             for r in scored[:limit]
-            if r.candidate.kind is _TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
+            if r.candidate.kind is TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
         }
         picked: list[tuple[float, Ranked]] = []
         for r in scored:

@@ -27,18 +27,10 @@ from enum import StrEnum
 from functools import cached_property
 
 from core.timeutil import DAY_MS
-from graph.kinds import ItemKind
+from graph.kinds import CORRECTION, LESSON, TOPIC, TURN
 from recall.config import RankingSection
 from recall.items import FULLTEXT, VECTOR, Candidate, rrf
 from recall.understand import QueryIntent
-
-# read per candidate: see `graph.kinds`
-_TURN, _TOPIC, _LESSON, _CORRECTION = (
-    ItemKind.TURN,
-    ItemKind.TOPIC,
-    ItemKind.LESSON,
-    ItemKind.CORRECTION,
-)
 
 
 class Effect(StrEnum):
@@ -107,7 +99,7 @@ class QueryState:
         """Session id → mean of its `session_top` best fused turn scores."""
         by_session: dict[str, list[float]] = defaultdict(list)
         for c in self.live:
-            if c.kind is _TURN and c.session_id:
+            if c.kind is TURN and c.session_id:
                 by_session[c.session_id].append(self.fused[c.id])
         top = self.w.session_top
         return {s: sum(sorted(v, reverse=True)[:top]) / top for s, v in by_session.items()}
@@ -117,7 +109,7 @@ class QueryState:
         """Turn id → best fused score of the knowledge items pointing back to it."""
         out: dict[str, float] = defaultdict(float)
         for c in self.live:
-            if c.kind is not _TURN:
+            if c.kind is not TURN:
                 for t in c.turn_ids:
                     out[t] = max(out[t], self.fused[c.id])
         return out
@@ -133,7 +125,7 @@ class QueryState:
 
 def neighbour(c: Candidate, q: QueryState) -> float | None:
     """A turn's share of its best `NEXT` neighbour's fused score (dialogue context)."""
-    if c.kind is not _TURN:
+    if c.kind is not TURN:
         return None
     best = max((q.fused.get(n, 0.0) for n in c.neighbours), default=0.0)
     return q.w.neighbour_weight * best
@@ -141,7 +133,7 @@ def neighbour(c: Candidate, q: QueryState) -> float | None:
 
 def session(c: Candidate, q: QueryState) -> float | None:
     """A turn's share of its session's aggregate score (session context)."""
-    if c.kind is not _TURN:
+    if c.kind is not TURN:
         return None
     return q.w.session_weight * q.session_score.get(c.session_id or "", 0.0)
 
@@ -152,7 +144,7 @@ def derived(c: Candidate, q: QueryState) -> float | None:
     A turn receives a share of the best knowledge item pointing back to it; a knowledge item a
     share of its best source turn.
     """
-    if c.kind is _TURN:
+    if c.kind is TURN:
         return q.w.derived_weight * q.derived_to_turn.get(c.id, 0.0)
     return q.w.derived_weight * max((q.fused.get(t, 0.0) for t in c.turn_ids), default=0.0)
 
@@ -179,15 +171,15 @@ def kind_weight(c: Candidate, q: QueryState) -> float | None:
     Salience: log-scaled topic weight, lesson weight × effectiveness, a correction's effective
     weight; other kinds get `knowledge_weight` alone.
     """
-    if c.kind is _TURN:
+    if c.kind is TURN:
         return None
     w = q.w
     kw = w.knowledge_weight
-    if c.kind is _TOPIC:
+    if c.kind is TOPIC:
         kw *= 1.0 + w.topic_weight * math.log1p(max(c.weight, 0.0))
-    elif c.kind is _LESSON:
+    elif c.kind is LESSON:
         kw *= 1.0 + w.lesson_weight * max(c.weight, 0.0)
-    elif c.kind is _CORRECTION:
+    elif c.kind is CORRECTION:
         kw *= 1.0 + w.correction_weight * max(c.weight, 0.0)
     return kw
 
