@@ -22,49 +22,49 @@ UNWIND $turn_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:Turn {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 UNWIND $lesson_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:Lesson {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 UNWIND $correction_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:Correction {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 UNWIND $fact_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:Fact {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 UNWIND $topic_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:Topic {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 UNWIND $reference_layer_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:ReferenceLayer {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 UNWIND $primer_rows AS item
 MATCH (q:ContextQuery {id: item.query})
 MATCH (n:Primer {id: item.id})
 MERGE (q)-[g:GOT]->(n)
-ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = item.at,
-              g.valid_to = $open, g.recorded_at = item.at, g.expired_at = $open
+ON CREATE SET g.rank = item.rank, g.score = item.score, g.valid_from = q.at,
+              g.valid_to = $open, g.recorded_at = q.at, g.expired_at = $open
 WITH count(*) AS done
 RETURN size($rows) AS recorded

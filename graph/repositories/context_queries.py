@@ -105,9 +105,8 @@ class ContextQueryRepository:
                 param = _LINKS.get(i.kind)
                 if param is not None:  # another kind names no node: nothing to link
                     links[param].append(
-                        {"query": qid, "id": i.id, "rank": i.rank, "score": float(i.score),
-                         "at": r.at_ms}
-                    )  # fmt: skip
+                        {"query": qid, "id": i.id, "rank": i.rank, "score": float(i.score)}
+                    )
         await self.db.write(_RECORD_MANY, rows=rows, open=OPEN, **links)
         return ids
 
