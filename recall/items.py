@@ -5,7 +5,7 @@ Also the two candidate lists (`FULLTEXT`, `VECTOR`) and their reciprocal-rank fu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from graph.kinds import ItemKind
@@ -76,12 +76,27 @@ def rrf(ranks: Mapping[str, int], weights: Mapping[str, float], k: float) -> flo
         weights: weight per list; lists without a weight count 1.
         k: the RRF constant.
     """
+    return rrf_fusion(weights, k)(ranks)
+
+
+def rrf_fusion(weights: Mapping[str, float], k: float) -> Callable[[Mapping[str, int]], float]:
+    """`rrf` with the weights and constant bound once, for fusing every candidate of a query.
+
+    `Σ_list weight / (k + rank)` over the lists that returned the item, times `(k + 1) / Σ weight`
+    (applied as `× (k + 1) / Σ weight`, left to right), so an item first in every list scores 1.
+    """
     total = sum(weights.values()) or 1.0
-    raw = 0.0  # a plain loop: this runs for every candidate of every query
-    for s, r in ranks.items():
-        if r >= 1:
-            raw += weights.get(s, 1.0) / (k + r)
-    return raw * (k + 1) / total
+    scale = k + 1
+    weight = weights.get
+
+    def fused(ranks: Mapping[str, int]) -> float:
+        raw = 0.0  # a plain loop: this runs for every candidate of every query
+        for s, r in ranks.items():
+            if r >= 1:
+                raw += weight(s, 1.0) / (k + r)
+        return raw * scale / total
+
+    return fused
 
 
 def valid_at(c: Candidate, as_of_ms: int | None) -> bool:

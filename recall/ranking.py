@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from operator import attrgetter
 
 from core.text import alnum_words
 from graph.kinds import FACT, TURN
@@ -225,28 +226,39 @@ def score_candidates(
             continue
         out.append(Ranked(candidate=c, score=score, why=why))
     if w.fact_over_source:
-        out = _facts_over_sources(out)
-    out.sort(key=lambda r: (-r.score, r.candidate.id))
+        _facts_over_sources(out)
+    # best first, equal scores by id: two stable sorts, no key tuple per item
+    out.sort(key=_BY_ID)
+    out.sort(key=_BY_SCORE, reverse=True)
     return out
 
 
-def _facts_over_sources(scored: list[Ranked]) -> list[Ranked]:
-    """Each fact scored at least as high as the best of its source turns among `scored`.
+_BY_ID = attrgetter("candidate.id")
+_BY_SCORE = attrgetter("score")
+
+
+def _facts_over_sources(scored: list[Ranked]) -> None:
+    """Lift each fact in `scored` to at least the best of its source turns there (in place).
 
     A keyed fact (a decision, a preference, one current value) is what the turn it came from
     means now (an ended one is not a candidate), so it goes first and the turn, its provenance,
     after; `why["over_source"]` holds the turn's score. An observation records what was said,
     which no later statement ends ("is 34"), so it keeps its own score.
     """
+    facts = [
+        i
+        for i, r in enumerate(scored)
+        if r.candidate.kind is FACT and r.candidate.status not in _SAID
+    ]
+    if not facts:
+        return
     turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is TURN}
-    out = []
-    for r in scored:
+    for i in facts:
+        r = scored[i]
         c = r.candidate
         best = max((turn_score.get(t, 0.0) for t in c.turn_ids), default=0.0)
-        if c.kind is FACT and c.status not in _SAID and best > r.score:
-            r = Ranked(candidate=c, score=best * _OVER, why={**r.why, "over_source": best})
-        out.append(r)
-    return out
+        if best > r.score:
+            scored[i] = Ranked(candidate=c, score=best * _OVER, why={**r.why, "over_source": best})
 
 
 _SAID = frozenset({"observation"})

@@ -25,11 +25,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
+from itertools import repeat
 
 from core.timeutil import DAY_MS
 from graph.kinds import CORRECTION, LESSON, TOPIC, TURN
 from recall.config import RankingSection
-from recall.items import FULLTEXT, VECTOR, Candidate, rrf
+from recall.items import FULLTEXT, VECTOR, Candidate, rrf_fusion
 from recall.understand import QueryIntent
 
 
@@ -51,14 +52,16 @@ def fuse(live: Sequence[Candidate], w: RankingSection) -> dict[str, float]:
     fused ranks (cosine similarities crowd into a narrow band; BM25 is unbounded, and its floor
     is 0).
     """
-    weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
+    of_ranks = rrf_fusion({FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}, w.rrf_k)
     scale = _score_scales(live, {FULLTEXT: w.fulltext_score_weight, VECTOR: w.vector_score_weight})
+    scaled = tuple(scale.items())
     fused = {}
     for c in live:
-        f = rrf(c.ranks, weights, w.rrf_k)
-        if c.scores:
-            for src, (sw, low, sp) in scale.items():
-                v = c.scores.get(src)
+        f = of_ranks(c.ranks)
+        scores = c.scores
+        if scores:
+            for src, (sw, low, sp) in scaled:
+                v = scores.get(src)
                 if v is not None:
                     f += sw * (v - low) / sp
         fused[c.id] = f
@@ -127,8 +130,7 @@ def neighbour(c: Candidate, q: QueryState) -> float | None:
     """A turn's share of its best `NEXT` neighbour's fused score (dialogue context)."""
     if c.kind is not TURN:
         return None
-    best = max((q.fused.get(n, 0.0) for n in c.neighbours), default=0.0)
-    return q.w.neighbour_weight * best
+    return q.w.neighbour_weight * _best(q.fused, c.neighbours)
 
 
 def session(c: Candidate, q: QueryState) -> float | None:
@@ -146,7 +148,12 @@ def derived(c: Candidate, q: QueryState) -> float | None:
     """
     if c.kind is TURN:
         return q.w.derived_weight * q.derived_to_turn.get(c.id, 0.0)
-    return q.w.derived_weight * max((q.fused.get(t, 0.0) for t in c.turn_ids), default=0.0)
+    return q.w.derived_weight * _best(q.fused, c.turn_ids)
+
+
+def _best(fused: Mapping[str, float], ids: Sequence[str]) -> float:
+    """The best fused score among `ids` (0 for one without a score or no ids)."""
+    return max(map(fused.get, ids, repeat(0.0)), default=0.0)
 
 
 def speaker(c: Candidate, q: QueryState) -> float | None:
