@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -42,7 +43,7 @@ from graph.repositories.recall import (
     RecallRepository,
     derived_of_turns,
 )
-from recall.lexical import bm25, tokenize
+from recall.lexical import tokenize
 from recall.turn_index import NEVER, end_bound, start_bound
 
 log = logging.getLogger("remgraph.recall.knowledge_index")
@@ -55,6 +56,30 @@ _EMBEDDED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT, Item
 """Kinds the vector search and the similarity read cover (as `recall.knowledge_vector`)."""
 _DERIVED = frozenset({ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT})
 """Kinds read through the turns they were derived from (as `recall.knowledge_of_turns`)."""
+
+
+def _postings(
+    texts: Iterable[str],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """What BM25 needs of each text, by `recall.lexical.tokenize`.
+
+    (term -> rows holding it, ascending; term -> its count in each of those rows; each row's
+    length in terms.)
+    """
+    rows: dict[str, list[int]] = defaultdict(list)
+    counts: dict[str, list[int]] = defaultdict(list)
+    lengths = []
+    for i, text in enumerate(texts):
+        terms = tokenize(text)
+        lengths.append(len(terms))
+        for term, count in Counter(terms).items():
+            rows[term].append(i)
+            counts[term].append(count)
+    return (
+        {t: np.array(r, dtype=np.int64) for t, r in rows.items()},
+        {t: np.array(c, dtype=np.float64) for t, c in counts.items()},
+        np.array(lengths, dtype=np.int64),
+    )
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -97,10 +122,7 @@ class ProjectKnowledge:
             i: (x.valid_to_was, x.valid_to_until) for i, x in enumerate(t) if x.valid_to_until
         }
         """Row -> (ends it had, until when each was the end), for the few items ever closed."""
-        self.postings: dict[str, list[int]] = defaultdict(list)
-        for i, h in enumerate(held):
-            for term in set(tokenize(h.text)):
-                self.postings[term].append(i)
+        self.postings, self.freqs, self.lengths = _postings(h.text for h in held)
         self.by_turn: dict[str, list[int]] = defaultdict(list)
         for i, h in enumerate(held):
             if h.kind in _DERIVED:
@@ -183,24 +205,42 @@ class ProjectKnowledge:
         self, words: Sequence[str], *, k: int, as_of: int, known_at: int, stats: Bm25Stats
     ) -> list[KnowledgeHit]:
         """Up to `k` items per kind holding any of `words` (stems), BM25 best first, then by id."""
-        terms = {t for w in words for t in tokenize(w)}
-        if k <= 0 or not terms:
-            return []
-        rows = sorted({r for t in terms for r in self.postings.get(t, ())})
-        if not rows:
+        q = list(dict.fromkeys(t for w in words for t in tokenize(w)))
+        if k <= 0 or not any(t in self.postings for t in q):
             return []
         live, end = self._in_force(as_of, known_at)
-        rows = [r for r in rows if live[r]]
-        scores = bm25(
-            words,
-            {str(r): self.hits[r].text for r in rows},
-            n_docs=stats.n_docs,
-            avgdl=stats.avgdl,
-            k1=stats.k1,
-            b=stats.b,
-        )
-        matched = ((r, scores.get(str(r), 0.0)) for r in rows)
-        return self._best_per_kind(((r, s) for r, s in matched if s > 0), k, end)
+        scores = self._bm25(q, live, stats)
+        rows = np.flatnonzero(scores > 0)
+        return self._best_per_kind(zip(rows.tolist(), scores[rows].tolist(), strict=True), k, end)
+
+    def _bm25(self, q: Sequence[str], live: np.ndarray, stats: Bm25Stats) -> np.ndarray:
+        """Every row's BM25 for the query terms `q` over the live rows holding any of them.
+
+        `recall.lexical.bm25` over those rows' texts, from the stored postings: the same document
+        frequencies (live rows holding each term), the same float operations in the same order,
+        so the same scores, without tokenising a text per query (rows not matched score 0).
+        """
+        scores = np.zeros(len(self.hits), dtype=np.float64)
+        matched = {t: self.postings[t][live[self.postings[t]]] for t in q if t in self.postings}
+        if not matched:
+            return scores
+        docs = np.unique(np.concatenate(list(matched.values())))
+        if docs.size == 0:
+            return scores
+        freq = {t: int(matched[t].size) if t in matched else 0 for t in q}
+        n = max(stats.n_docs, len(docs), *freq.values())
+        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[docs].sum()) / len(docs) or 1.0)
+        k1, b = stats.k1, stats.b
+        k1p = k1 + 1
+        for t in q:  # query order: the float sums of `recall.lexical.bm25`
+            if not freq[t]:
+                continue
+            rows = matched[t]
+            idf = math.log(1.0 + (n - freq[t] + 0.5) / (freq[t] + 0.5))
+            tf = self.freqs[t][live[self.postings[t]]]
+            norm = k1 * (1 - b + b * self.lengths[rows] / avg)
+            scores[rows] += idf * tf * k1p / (tf + norm)
+        return scores
 
     def vector(self, query: np.ndarray, *, k: int, as_of: int, known_at: int) -> list[KnowledgeHit]:
         """The `k` items per kind nearest `query` (exact cosine), of those in force."""

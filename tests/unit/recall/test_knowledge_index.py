@@ -1,0 +1,69 @@
+"""The knowledge index's word search scores as `recall.lexical.bm25` scores the same texts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core.timeutil import OPEN
+from graph.kinds import ItemKind
+from graph.repositories.clocks import KnowledgeClock
+from graph.repositories.recall import KnowledgeHit, KnowledgeTimes
+from recall.knowledge_index import Bm25Stats, ProjectKnowledge
+from recall.lexical import bm25, tokenize
+
+_TEXT = "the deploy deploys deployed database postgres web app staging cache a of to is it"
+_WORDS = _TEXT.split(" ")
+_KINDS = (ItemKind.LESSON, ItemKind.CORRECTION, ItemKind.FACT, ItemKind.TOPIC)
+
+
+def _index(seed: int, n: int = 120) -> tuple[ProjectKnowledge, dict[str, tuple[int, int | None]]]:
+    rnd = random.Random(seed)
+    hits, times, spans = [], {}, {}
+    for i in range(n):
+        text = " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(0, 14)))
+        start = rnd.randint(0, 100)
+        end = rnd.choice([None, start + rnd.randint(1, 50)])
+        hid = f"k{i:03d}"
+        kind = _KINDS[i % len(_KINDS)]
+        hits.append(
+            KnowledgeHit(kind, hid, "p", text, 0.0, 0.5, 1.0, None, None, None, None, None,
+                         start, end, (), None)
+        )  # fmt: skip
+        times[hid] = KnowledgeTimes(hid, start, OPEN if end is None else end, (), (), 0, OPEN, None)
+        spans[hid] = (start, end)
+    return ProjectKnowledge("p", KnowledgeClock(1, 1), hits, times), spans
+
+
+def _holds(span: tuple[int, int | None], at: int) -> bool:
+    start, end = span
+    return start <= at and (end is None or end > at)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("avgdl", [7.5, 0.0])
+def test_word_search_scores_equal_bm25_over_the_live_matching_texts(
+    seed: int, avgdl: float
+) -> None:
+    held, spans = _index(seed)
+    stats = Bm25Stats(n_docs=500, avgdl=avgdl, k1=1.2, b=0.75)
+    rnd = random.Random(seed)
+    for _ in range(20):
+        words = rnd.sample(_WORDS, rnd.randint(1, 4))
+        as_of = rnd.randint(0, 160)
+        terms = {t for w in words for t in tokenize(w)}
+        live = {
+            h.id: h.text
+            for h in held.hits
+            if _holds(spans[h.id], as_of) and terms & set(tokenize(h.text))
+        }
+        expected = bm25(words, live, n_docs=500, avgdl=avgdl, k1=1.2, b=0.75)
+        got = held.fulltext(words, k=10_000, as_of=as_of, known_at=OPEN - 1, stats=stats)
+        assert {h.id: h.score for h in got} == expected  # equal floats, not approximately
+        for kind in _KINDS:
+            mine = [(h.score, h.id) for h in got if h.kind is kind]
+            assert mine == sorted(mine, key=lambda x: (-x[0], x[1]))
+        best = held.fulltext(words, k=2, as_of=as_of, known_at=OPEN - 1, stats=stats)
+        assert len(best) <= 2 * len(_KINDS)
+        assert {h.id for h in best} <= set(expected)
