@@ -30,6 +30,7 @@ from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_candidates
 from recall.config import RankingSection
+from recall.items import rrf_fusion
 from recall.knowledge_cache import RulesCache
 from recall.knowledge_index import Bm25Stats, KnowledgeIndexes, ProjectKnowledge
 from recall.lexical import bm25, prune_terms, tokenize
@@ -40,7 +41,6 @@ from recall.ranking import (
     Ranked,
     mmr_pack,
     mmr_pool_size,
-    rrf,
     score_candidates,
 )
 from recall.search import SearchMode, fuse_hits
@@ -668,8 +668,8 @@ class RetrievalService:
     def _expansion_heads(self, ranks: dict[str, dict[str, int]]) -> list[str]:
         """The `expand_top` best hits by fused rank: their neighbourhood and knowledge are read."""
         w = self.ranking
-        weights = {FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}
-        return sorted(ranks, key=lambda i: -rrf(ranks[i], weights, w.rrf_k))[: w.expand_top]
+        fused = rrf_fusion({FULLTEXT: w.fulltext_weight, VECTOR: w.vector_weight}, w.rrf_k)
+        return sorted(ranks, key=lambda i: -fused(ranks[i]))[: w.expand_top]
 
     async def _knowledge_pool(
         self,

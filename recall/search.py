@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from graph.repositories.recall import TurnHit
 from recall.candidates import list_ranks
-from recall.items import rrf
+from recall.items import rrf_fusion
 
 
 class SearchMode(StrEnum):
@@ -27,8 +27,6 @@ def fuse_hits(lists: Sequence[tuple[str, Sequence[TurnHit]]], rrf_k: float) -> l
     Each hit's score becomes its normalised RRF score (`recall.ranking.rrf`); ties go by id.
     """
     ranks = list_ranks(lists)
-    weights = {src: 1.0 for src, _ in lists}
-    fused = sorted(
-        ((rrf(r, weights, rrf_k), i) for i, r in ranks.items()), key=lambda x: (-x[0], x[1])
-    )
+    of_ranks = rrf_fusion({src: 1.0 for src, _ in lists}, rrf_k)
+    fused = sorted(((of_ranks(r), i) for i, r in ranks.items()), key=lambda x: (-x[0], x[1]))
     return [TurnHit(i, s) for s, i in fused]
