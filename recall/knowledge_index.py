@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -43,7 +42,7 @@ from graph.repositories.recall import (
     RecallRepository,
     derived_of_turns,
 )
-from recall.lexical import tokenize
+from recall.lexical import add_bm25_term, bm25_idf, tokenize
 from recall.turn_index import NEVER, end_bound, start_bound
 
 log = logging.getLogger("remgraph.recall.knowledge_index")
@@ -221,25 +220,21 @@ class ProjectKnowledge:
         so the same scores, without tokenising a text per query (rows not matched score 0).
         """
         scores = np.zeros(len(self.hits), dtype=np.float64)
-        matched = {t: self.postings[t][live[self.postings[t]]] for t in q if t in self.postings}
-        if not matched:
+        held: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term -> (live rows, counts there)
+        for t in q:
+            rows = self.postings.get(t)
+            if rows is not None and (keep := live[rows]).any():
+                held[t] = (rows[keep], self.freqs[t][keep])
+        if not held:
             return scores
-        docs = np.unique(np.concatenate(list(matched.values())))
-        if docs.size == 0:
-            return scores
-        freq = {t: int(matched[t].size) if t in matched else 0 for t in q}
-        n = max(stats.n_docs, len(docs), *freq.values())
-        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[docs].sum()) / len(docs) or 1.0)
-        k1, b = stats.k1, stats.b
-        k1p = k1 + 1
-        for t in q:  # query order: the float sums of `recall.lexical.bm25`
-            if not freq[t]:
-                continue
-            rows = matched[t]
-            idf = math.log(1.0 + (n - freq[t] + 0.5) / (freq[t] + 0.5))
-            tf = self.freqs[t][live[self.postings[t]]]
-            norm = k1 * (1 - b + b * self.lengths[rows] / avg)
-            scores[rows] += idf * tf * k1p / (tf + norm)
+        docs = np.unique(np.concatenate([rows for rows, _ in held.values()]))
+        n = max(stats.n_docs, docs.size, *(rows.size for rows, _ in held.values()))
+        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[docs].sum()) / docs.size or 1.0)
+        for rows, tf in held.values():  # query order: the float sums of `recall.lexical.bm25`
+            idf = bm25_idf(n, rows.size)
+            add_bm25_term(
+                scores, rows, tf, self.lengths[rows], idf, k1=stats.k1, b=stats.b, avgdl=avg
+            )
         return scores
 
     def vector(self, query: np.ndarray, *, k: int, as_of: int, known_at: int) -> list[KnowledgeHit]:

@@ -13,6 +13,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from core.text import search_tokens as _tokens
 
 
@@ -73,7 +75,7 @@ def bm25(
     freq = _document_frequency(q, matched, df)
     n = max(n_docs, len(docs), *freq.values())
     avg = avgdl if avgdl > 0 else (sum(len(t) for t in toks.values()) / len(toks) or 1.0)
-    idf = {t: math.log(1.0 + (n - freq[t] + 0.5) / (freq[t] + 0.5)) for t in q}
+    idf = {t: bm25_idf(n, freq[t]) for t in q}
     out: dict[str, float] = {}
     k1p = k1 + 1
     for i, ts in toks.items():
@@ -82,6 +84,32 @@ def bm25(
         if s > 0:
             out[i] = s
     return out
+
+
+def bm25_idf(n: int, df: int) -> float:
+    """BM25's inverse document frequency of a term `df` of `n` documents hold."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def add_bm25_term(
+    scores: np.ndarray,
+    rows: np.ndarray,
+    tf: np.ndarray,
+    lengths: np.ndarray,
+    idf: float,
+    *,
+    k1: float,
+    b: float,
+    avgdl: float,
+) -> None:
+    """Add one query term's BM25 share to `scores[rows]`, the rows holding it.
+
+    `tf`: the term's count in each of `rows`; `lengths`: their lengths in terms. The same float
+    operations as `bm25` does per document (`_doc_score`), so the in-process indexes, which add
+    their terms in query order, score exactly as it does.
+    """
+    norm = k1 * (1 - b + b * lengths / avgdl)
+    scores[rows] += idf * tf * (k1 + 1) / (tf + norm)
 
 
 def _document_frequency(

@@ -36,7 +36,7 @@ from core.timeutil import OPEN
 from graph.errors import GraphError
 from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
-from recall.lexical import tokenize
+from recall.lexical import add_bm25_term, tokenize
 
 log = logging.getLogger("remgraph.recall.turn_index")
 
@@ -286,7 +286,6 @@ class ProjectTurns:
         length = np.frombuffer(self.length, dtype=np.int64, count=n)
         scores = np.zeros(n, dtype=np.float64)
         touched = np.zeros(n, dtype=bool)
-        k1p = params.k1 + 1
         avg = avgdl if avgdl > 0 else 1.0
         for term in q:
             held = self.docs.get(term)
@@ -297,9 +296,9 @@ class ProjectTurns:
             df = self.df.get(term, 0)
             if df == 0:
                 continue
-            idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            norm = params.k1 * (1 - params.b + params.b * length[docs] / avg)
-            scores[docs] += idf * tf * k1p / (tf + norm)
+            # numpy's log: it differs from `bm25_idf`'s in the last bit for a few (n, df)
+            idf = float(np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
+            add_bm25_term(scores, docs, tf, length[docs], idf, k1=params.k1, b=params.b, avgdl=avg)
             touched[docs] = True
         if live is None:
             live = self.live(as_of, known_at)
