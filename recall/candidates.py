@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from core.timeutil import days_between
-from graph.kinds import CORRECTION, LESSON, PRIMER, REFERENCE_LAYER, TOPIC, TURN
+from graph.kinds import CORRECTION, LESSON, PRIMER, REFERENCE_LAYER, TOPIC
 from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight
-from recall.items import FULLTEXT, VECTOR, Candidate
+from recall.items import FULLTEXT, VECTOR, Candidate, TurnColumns
 
 _WEIGHT_ONE = (REFERENCE_LAYER, PRIMER)
 """Kinds whose salience is 1 (`knowledge_weight`)."""
@@ -28,89 +30,95 @@ def list_ranks(lists: Iterable[tuple[str, Sequence[TurnHit]]]) -> dict[str, dict
     return ranks
 
 
-def turn_candidate(
-    r: TurnFacts,
-    text: str | None,
-    ranks: Mapping[str, int],
-    scores: Mapping[str, float],
-    neighbours: Sequence[str],
-) -> Candidate:
-    """A turn candidate; `text` None means not read yet (`Candidate.text_pending`)."""
-    tokens = r.tokens or (0 if text is None else max(1, len(text) // 4))
-    return Candidate(
-        id=r.id,
-        kind=TURN,
-        text=text or "",
-        text_pending=text is None,
-        tokens=tokens,
-        ranks=ranks,
-        scores=scores,
-        project=r.project,
-        session_id=r.session_id,
-        ordinal=r.ordinal,
-        speaker=r.speaker,
-        time_ms=r.valid_from,
-        valid_from_ms=r.valid_from,
-        valid_to_ms=r.valid_to,
-        turn_ids=(r.id,),
-        neighbours=tuple(neighbours),
-        quality=r.quality,
-        vector_pending=r.vector_pending,
-    )
-
-
-def turn_candidates(
+def turn_columns(
     rows: Sequence[TurnFacts],
     ranks: Mapping[str, dict[str, int]],
     bm25_of: Mapping[str, float],
     known_text: Mapping[str, str],
     window: int,
     cosine_of: Mapping[str, float] | None = None,
-) -> list[Candidate]:
-    """Candidates for the fetched turns, each with its list ranks and raw scores.
+) -> TurnColumns:
+    """The fetched turns as ranking's columns, each with its list ranks and raw scores.
 
     `bm25_of` holds the fulltext (BM25) score of every turn the fulltext search found,
     `known_text` the texts that search already read (the others are read later, when needed),
     `cosine_of` the similarity of the turns the vector search found (a row's own `similarity`,
-    when set, is the one read with it).
+    when set, is the one read with it). A turn's neighbours are the other rows of its session
+    within `window` ordinals (`session_pairs`).
     """
     cosine_of = cosine_of or {}
-    neighbours = session_neighbours(rows, window)
-    out = []
-    for r in rows:
-        scores = {}
-        if r.id in bm25_of:
-            scores[FULLTEXT] = bm25_of[r.id]
-        similarity = r.similarity if r.similarity is not None else cosine_of.get(r.id)
-        if similarity is not None:
-            scores[VECTOR] = similarity
-        out.append(
-            turn_candidate(
-                r, known_text.get(r.id), ranks.get(r.id, {}), scores, neighbours.get(r.id, ())
-            )
-        )
-    return out
+    n = len(rows)
+    ids = [r.id for r in rows]
+    text = [known_text.get(i) for i in ids]
+    nan = float("nan")
+    no_ranks: dict[str, int] = {}
+    of = [ranks.get(i, no_ranks) for i in ids]
+    session = [r.session_id for r in rows]
+    ordinal = [r.ordinal for r in rows]
+    start = [r.valid_from for r in rows]
+    return TurnColumns(
+        ids=ids,
+        project=[r.project for r in rows],
+        session=session,
+        ordinal=ordinal,
+        speaker=[r.speaker for r in rows],
+        tokens=[
+            r.tokens or (0 if t is None else max(1, len(t) // 4))
+            for r, t in zip(rows, text, strict=True)
+        ],
+        text=text,
+        time=start,
+        valid_from=start,
+        valid_to=[r.valid_to for r in rows],
+        quality=[r.quality for r in rows],
+        fulltext_rank=np.fromiter((r.get(FULLTEXT, 0) for r in of), dtype=np.int64, count=n),
+        vector_rank=np.fromiter((r.get(VECTOR, 0) for r in of), dtype=np.int64, count=n),
+        bm25=np.fromiter((bm25_of.get(i, nan) for i in ids), dtype=np.float64, count=n),
+        cosine=np.fromiter(
+            (r.similarity if r.similarity is not None else cosine_of.get(r.id, nan) for r in rows),
+            dtype=np.float64,
+            count=n,
+        ),
+        pending=np.fromiter((r.vector_pending for r in rows), dtype=bool, count=n),
+        superseded=np.zeros(n, dtype=bool),
+        near=session_pairs(session, ordinal, window),
+    )
 
 
-def session_neighbours(rows: Sequence[TurnFacts], window: int) -> dict[str, tuple[str, ...]]:
-    """Turn id → ids of the other `rows` in its session at most `window` ordinals away, sorted.
+def session_pairs(
+    session: Sequence[str | None], ordinal: Sequence[int | None], window: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row, neighbour row) for every two rows of one session at most `window` ordinals apart.
 
-    Ordinals grow along `NEXT`, so this is the `NEXT` neighbourhood the fetch query expanded.
+    Both ways round; rows without a session or an ordinal have none. Ordinals grow along
+    `NEXT`, so this is the `NEXT` neighbourhood the fetch query expanded.
     """
-    by_session: dict[str, list[tuple[int, str]]] = {}
-    for r in rows:
-        if r.session_id is not None and r.ordinal is not None:
-            by_session.setdefault(r.session_id, []).append((r.ordinal, r.id))
-    out: dict[str, list[str]] = {}
-    for turns in by_session.values():
-        turns.sort()
-        for i, (o, a) in enumerate(turns):
-            for o2, b in turns[i + 1 :]:
-                if o2 - o > window:
-                    break
-                out.setdefault(a, []).append(b)
-                out.setdefault(b, []).append(a)
-    return {k: tuple(sorted(v)) for k, v in out.items()}
+    codes: dict[str, int] = {}
+    sess = np.fromiter(
+        (-1 if s is None or o is None else codes.setdefault(s, len(codes)) for s, o in
+         zip(session, ordinal, strict=True)),
+        dtype=np.int64,
+        count=len(session),
+    )  # fmt: skip
+    rows = np.flatnonzero(sess >= 0)
+    order_ = np.fromiter((ordinal[i] or 0 for i in rows.tolist()), dtype=np.int64, count=rows.size)
+    rows = rows[np.lexsort((order_, sess[rows]))]  # by session, then ordinal
+    o = np.fromiter((ordinal[i] or 0 for i in rows.tolist()), dtype=np.int64, count=rows.size)
+    s = sess[rows]
+    a: list[np.ndarray] = []
+    b: list[np.ndarray] = []
+    d = 1
+    while d < rows.size:  # rows d apart in the order; none within reach at d, none beyond
+        close = (s[d:] == s[:-d]) & (o[d:] - o[:-d] <= window)
+        if not close.any():
+            break
+        a.append(rows[:-d][close])
+        b.append(rows[d:][close])
+        d += 1
+    if not a:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    first, second = np.concatenate(a), np.concatenate(b)
+    return np.concatenate([first, second]), np.concatenate([second, first])
 
 
 def knowledge_weight(h: KnowledgeHit, now: int) -> float:

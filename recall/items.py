@@ -1,14 +1,20 @@
 """What ranking works on: `Candidate` (one item that may enter the context) and `Ranked`.
 
+Turns, hundreds per query, travel as `TurnColumns` (one array or list per field) and become
+`Candidate`s only where ranking hands them out (`TurnColumns.candidate`); knowledge items, a few
+dozen, are `Candidate`s throughout. `CandidateSet` holds both.
+
 Also the two candidate lists (`FULLTEXT`, `VECTOR`) and their reciprocal-rank fusion (`rrf`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graph.kinds import ItemKind
+import numpy as np
+
+from graph.kinds import TURN, ItemKind
 
 FULLTEXT = "fulltext"
 VECTOR = "vector"
@@ -99,6 +105,24 @@ def rrf_fusion(weights: Mapping[str, float], k: float) -> Callable[[Mapping[str,
     return fused
 
 
+def rrf_columns(
+    ranks: Sequence[tuple[str, np.ndarray]], weights: Mapping[str, float], k: float
+) -> np.ndarray:
+    """`rrf_fusion` over columns: each list's 1-based rank per row (0: not in it).
+
+    The same operations in the same order as `rrf_fusion` on a ranks mapping that holds the
+    lists in the order given, so the same floats.
+    """
+    total = sum(weights.values()) or 1.0
+    scale = k + 1
+    raw = np.zeros(len(ranks[0][1]) if ranks else 0, dtype=np.float64)
+    for s, r in ranks:
+        hit = r >= 1
+        raw[hit] += weights.get(s, 1.0) / (k + r[hit])
+    out: np.ndarray = raw * scale / total
+    return out
+
+
 def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
     """Whether the item holds at event time `as_of_ms` (None: no restriction)."""
     if as_of_ms is None:
@@ -106,3 +130,196 @@ def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
     if c.valid_from_ms is not None and c.valid_from_ms > as_of_ms:
         return False
     return not (c.valid_to_ms is not None and c.valid_to_ms <= as_of_ms)
+
+
+@dataclass(slots=True, eq=False)
+class TurnColumns:
+    """Turn candidates as columns: row `i` of every field is one turn.
+
+    What `Candidate` holds for a turn, without an object per turn: ranking computes fusion and
+    the turn signals over the arrays (`recall.signals`) and builds a `Candidate` only for the
+    rows it hands out. Absent list ranks are 0, absent raw scores NaN.
+    """
+
+    ids: list[str]
+    project: list[str | None]
+    session: list[str | None]
+    ordinal: list[int | None]
+    speaker: list[str]
+    tokens: list[int]
+    text: list[str | None]
+    """None: not read yet (`Candidate.text_pending`)."""
+    time: list[int | None]
+    """`Candidate.time_ms` (a turn's `valid_from`)."""
+    valid_from: list[int | None]
+    valid_to: list[int | None]
+    quality: list[float | None]
+    fulltext_rank: np.ndarray
+    vector_rank: np.ndarray
+    bm25: np.ndarray
+    cosine: np.ndarray
+    pending: np.ndarray
+    """bool: the turn waits in the embedding backlog (`Candidate.vector_pending`)."""
+    superseded: np.ndarray
+    """bool: see `Candidate.superseded`."""
+    near: tuple[np.ndarray, np.ndarray] = field(
+        default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    )
+    """Neighbour pairs (row, neighbour row), both ways: `Candidate.neighbours` by row."""
+    pos: dict[str, int] = field(default_factory=dict)
+    """Turn id -> row."""
+
+    def __post_init__(self) -> None:
+        if not self.pos:
+            self.pos = {t: i for i, t in enumerate(self.ids)}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def empty(cls) -> TurnColumns:
+        return cls.build([], ranks={}, scores={})
+
+    @classmethod
+    def build(
+        cls,
+        rows: Sequence[Candidate],
+        *,
+        ranks: Mapping[str, Mapping[str, int]],
+        scores: Mapping[str, Mapping[str, float]],
+        near: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> TurnColumns:
+        """Columns of turn `Candidate`s (their own `ranks`/`scores` unless given by id).
+
+        `near` defaults to each candidate's `neighbours` among `rows` (a neighbour that is not a
+        candidate has no score, so it adds nothing either way).
+        """
+        n = len(rows)
+        ids = [c.id for c in rows]
+
+        def ranks_of(src: str) -> np.ndarray:
+            return np.fromiter((ranks.get(i, {}).get(src, 0) for i in ids), dtype=np.int64, count=n)
+
+        def scores_of(src: str) -> np.ndarray:
+            return np.fromiter(
+                (scores.get(i, {}).get(src, np.nan) for i in ids), dtype=np.float64, count=n
+            )
+
+        cols = cls(
+            ids=ids,
+            project=[c.project for c in rows],
+            session=[c.session_id for c in rows],
+            ordinal=[c.ordinal for c in rows],
+            speaker=[c.speaker for c in rows],
+            tokens=[c.tokens for c in rows],
+            text=[None if c.text_pending else c.text for c in rows],
+            time=[c.time_ms for c in rows],
+            valid_from=[c.valid_from_ms for c in rows],
+            valid_to=[c.valid_to_ms for c in rows],
+            quality=[c.quality for c in rows],
+            fulltext_rank=ranks_of(FULLTEXT),
+            vector_rank=ranks_of(VECTOR),
+            bm25=scores_of(FULLTEXT),
+            cosine=scores_of(VECTOR),
+            pending=np.fromiter((c.vector_pending for c in rows), dtype=bool, count=n),
+            superseded=np.fromiter((c.superseded for c in rows), dtype=bool, count=n),
+        )
+        if near is None:
+            pairs = [
+                (i, j)
+                for i, c in enumerate(rows)
+                for j in (cols.pos.get(t) for t in c.neighbours)
+                if j is not None
+            ]
+            near = (
+                np.fromiter((a for a, _ in pairs), dtype=np.int64, count=len(pairs)),
+                np.fromiter((b for _, b in pairs), dtype=np.int64, count=len(pairs)),
+            )
+        cols.near = near
+        return cols
+
+    @classmethod
+    def of(cls, turns: Sequence[Candidate]) -> TurnColumns:
+        """Columns of turn `Candidate`s, each with its own ranks, scores and neighbours."""
+        return cls.build(
+            turns, ranks={c.id: c.ranks for c in turns}, scores={c.id: c.scores for c in turns}
+        )
+
+    def mark_superseded(self, ids: Iterable[str]) -> None:
+        """Mark the rows of `ids` superseded (ids not among the rows are ignored)."""
+        for t in ids:
+            i = self.pos.get(t)
+            if i is not None:
+                self.superseded[i] = True
+
+    def valid_at(self, as_of_ms: int | None) -> np.ndarray:
+        """Per row, whether its candidate is `valid_at` the time."""
+        if as_of_ms is None:
+            return np.ones(len(self.ids), dtype=bool)
+        return np.fromiter(
+            (
+                (a is None or a <= as_of_ms) and (b is None or b > as_of_ms)
+                for a, b in zip(self.valid_from, self.valid_to, strict=True)
+            ),
+            dtype=bool,
+            count=len(self.ids),
+        )
+
+    def neighbours(self, i: int) -> tuple[str, ...]:
+        """The ids of row `i`'s neighbours, sorted."""
+        a, b = self.near
+        return tuple(sorted(self.ids[j] for j in b[a == i].tolist()))
+
+    def candidate(self, i: int) -> Candidate:
+        """Row `i` as a `Candidate`."""
+        ranks: dict[str, int] = {}
+        scores: dict[str, float] = {}
+        if self.fulltext_rank[i] >= 1:
+            ranks[FULLTEXT] = int(self.fulltext_rank[i])
+        if self.vector_rank[i] >= 1:
+            ranks[VECTOR] = int(self.vector_rank[i])
+        if not np.isnan(self.bm25[i]):
+            scores[FULLTEXT] = float(self.bm25[i])
+        if not np.isnan(self.cosine[i]):
+            scores[VECTOR] = float(self.cosine[i])
+        text = self.text[i]
+        return Candidate(
+            id=self.ids[i],
+            kind=TURN,
+            text=text or "",
+            text_pending=text is None,
+            tokens=self.tokens[i],
+            ranks=ranks,
+            scores=scores,
+            project=self.project[i],
+            session_id=self.session[i],
+            ordinal=self.ordinal[i],
+            speaker=self.speaker[i],
+            time_ms=self.time[i],
+            valid_from_ms=self.valid_from[i],
+            valid_to_ms=self.valid_to[i],
+            turn_ids=(self.ids[i],),
+            neighbours=self.neighbours(i),
+            quality=self.quality[i],
+            vector_pending=bool(self.pending[i]),
+            superseded=bool(self.superseded[i]),
+        )
+
+
+@dataclass(slots=True)
+class CandidateSet:
+    """Everything one query may rank: its turns as columns and its knowledge items."""
+
+    turns: TurnColumns
+    knowledge: list[Candidate]
+
+    def __len__(self) -> int:
+        return len(self.turns) + len(self.knowledge)
+
+    @classmethod
+    def of(cls, candidates: Sequence[Candidate]) -> CandidateSet:
+        """Split a list of candidates: its turns into columns, the rest kept as they are."""
+        return cls(
+            TurnColumns.of([c for c in candidates if c.kind is TURN]),
+            [c for c in candidates if c.kind is not TURN],
+        )

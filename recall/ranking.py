@@ -22,20 +22,33 @@ Pipeline:
 
 Steps 2-4 are `recall.signals`: the fusion (`fuse`) and one function per signal, registered in
 `recall.signals.SIGNALS`. Every weight is a field of `RankingSection`; `why` on each result holds
-each signal's value.
+each signal's value. Turns, hundreds per query, are scored as columns (`recall.items.TurnColumns`,
+each signal's column form) with the same floats, and become `Ranked` only when read (`Scored`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from operator import attrgetter
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+import numpy as np
 
 from core.text import alnum_words
-from graph.kinds import FACT, TURN
+from graph.kinds import FACT, TURN, ItemKind
 from recall.config import RankingSection
-from recall.items import FULLTEXT, VECTOR, Candidate, Ranked, rrf, valid_at
-from recall.signals import SIGNALS, Effect, QueryState, fuse
+from recall.items import (
+    FULLTEXT,
+    VECTOR,
+    Candidate,
+    CandidateSet,
+    Ranked,
+    TurnColumns,
+    rrf,
+    valid_at,
+)
+from recall.signals import SIGNALS, ColumnValue, Effect, QueryState, Signal, fuse_all
 from recall.understand import QueryIntent
 
 __all__ = [
@@ -43,6 +56,7 @@ __all__ = [
     "VECTOR",
     "Candidate",
     "Ranked",
+    "Scored",
     "mmr_pack",
     "mmr_pool_size",
     "rank",
@@ -185,24 +199,143 @@ def _evidence(c: Candidate, fused: float) -> dict[str, float]:
     return why
 
 
+class Scored(Sequence[Ranked]):
+    """What `score_candidates` returns: the scored candidates, best first (a sequence of `Ranked`).
+
+    A turn becomes a `Ranked` (its `Candidate` and `why`) only when it is read: a query scores
+    hundreds of turns and hands out a few dozen. Knowledge items are `Ranked` from the start.
+    """
+
+    __slots__ = ("_entries", "_turns")
+
+    def __init__(self, entries: list[Ranked | int], turns: _TurnScores) -> None:
+        self._entries = entries
+        """In order: a knowledge item's `Ranked`, or a turn's row in `_turns`."""
+        self._turns = turns
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, i: int) -> Ranked: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Ranked]: ...
+    def __getitem__(self, i: int | slice) -> Ranked | list[Ranked]:
+        if isinstance(i, slice):
+            return [self._ranked(e) for e in self._entries[i]]
+        return self._ranked(self._entries[i])
+
+    def __iter__(self) -> Iterator[Ranked]:
+        return map(self._ranked, self._entries)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _ranked(self, e: Ranked | int) -> Ranked:
+        return e if isinstance(e, Ranked) else self._turns.ranked(e)
+
+    def knowledge(self) -> Iterator[Ranked]:
+        """The knowledge items in order (every item but the turns), without reading a turn."""
+        return (e for e in self._entries if isinstance(e, Ranked))
+
+    def _kept(self, keep_turn: Callable[[int], bool], keep: Callable[[Ranked], bool]) -> Scored:
+        return Scored(
+            [e for e in self._entries if (keep(e) if isinstance(e, Ranked) else keep_turn(e))],
+            self._turns,
+        )
+
+    def of_kinds(self, kinds: Collection[ItemKind]) -> Scored:
+        """Only the items of `kinds`, in the same order."""
+        turns = TURN in kinds
+        return self._kept(lambda _: turns, lambda r: r.candidate.kind in kinds)
+
+    def without(self, ids: Collection[str]) -> Scored:
+        """Every item but those of `ids`, in the same order."""
+        if not ids:
+            return self
+        of = self._turns.columns.ids
+        return self._kept(lambda i: of[i] not in ids, lambda r: r.candidate.id not in ids)
+
+
+@dataclass(slots=True)
+class _TurnScores:
+    """The turns' scores and `why` columns, for the `Ranked` of a row when it is read."""
+
+    columns: TurnColumns
+    fused: np.ndarray
+    score: np.ndarray
+    why: list[tuple[str, np.ndarray, np.ndarray | None]]
+    """(signal, value per row, where it applies or None: everywhere), in the registry's order."""
+    made: dict[int, Ranked] = field(default_factory=dict)
+
+    def ranked(self, i: int) -> Ranked:
+        got = self.made.get(i)
+        if got is None:
+            c = self.columns.candidate(i)
+            why = _evidence(c, float(self.fused[i]))
+            for name, value, applies in self.why:
+                if applies is None or applies[i]:
+                    why[name] = float(value[i])
+            got = self.made[i] = Ranked(candidate=c, score=float(self.score[i]), why=why)
+        return got
+
+
 def score_candidates(
-    candidates: Sequence[Candidate],
+    candidates: Sequence[Candidate] | CandidateSet,
     intent: QueryIntent,
     w: RankingSection,
     *,
     as_of_ms: int | None = None,
     now_ms: int | None = None,
-) -> list[Ranked]:
+) -> Scored:
     """Score every valid candidate (steps 1–4 of the module docstring), best first.
 
     Each score is `(fused + Σ ADD signals) × Π (1 + BOOST signals) × Π FACTOR signals` over the
     signals of `recall.signals.SIGNALS` that apply; `why` lists every value in that order.
+    Turns are scored as columns (`Signal.turns`), the other items one by one (`Signal.value`).
     """
-    live = [c for c in candidates if valid_at(c, as_of_ms)]
-    q = QueryState(live, intent, w, fuse(live, w), now_ms)
-    # (name, function, effect) of the signals this query can use; a plain loop: it runs for
-    # every candidate of every query
-    active = [(s.name, s.value, s.effect) for s in SIGNALS if s.active(q)]
+    given = candidates if isinstance(candidates, CandidateSet) else CandidateSet.of(candidates)
+    turns = given.turns
+    live = [c for c in given.knowledge if valid_at(c, as_of_ms)]
+    turns_live = turns.valid_at(as_of_ms)
+    live_rows = np.flatnonzero(turns_live).tolist()
+    fused, turns_fused = fuse_all(live, turns, w, turns_live)
+    of_turns = turns_fused[live_rows].tolist()
+    fused.update(zip([turns.ids[i] for i in live_rows], of_turns, strict=True))
+    active = [s for s in SIGNALS if s.active(_probe(intent, w, now_ms))]
+    # a signal without a column form is asked turn by turn
+    made = [turns.candidate(i) for i in live_rows] if any(s.turns is None for s in active) else []
+    q = QueryState([*live, *made], intent, w, fused, now_ms, turns, turns_live, turns_fused)
+    scored = _score_items(live, q, active, w)
+    table = _score_turns(q, active, made, w)
+    keep = np.flatnonzero(turns_live & (table.score > 0.0) & ~(table.score < w.min_score))
+    if w.fact_over_source:
+        _facts_over_sources(scored, table, keep)
+    # best first, equal scores by id: two stable sorts over the items' positions
+    rows = keep.tolist()
+    ids = [r.candidate.id for r in scored] + [turns.ids[i] for i in rows]
+    scores = [r.score for r in scored] + table.score[keep].tolist()
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    order.sort(key=scores.__getitem__, reverse=True)
+    n = len(scored)
+    return Scored([scored[j] if j < n else rows[j - n] for j in order], table)
+
+
+def _probe(intent: QueryIntent, w: RankingSection, now_ms: int | None) -> QueryState:
+    """A state for `Signal.active`, which looks at the query alone."""
+    return QueryState((), intent, w, {}, now_ms)
+
+
+def _score_items(
+    live: Sequence[Candidate], q: QueryState, active: Sequence[Signal], w: RankingSection
+) -> list[Ranked]:
+    """Score the non-turn candidates one by one, dropping those at or under `min_score`/0."""
+    # (name, function, effect): a plain loop, it runs for every knowledge candidate
+    signals = [(s.name, s.value, s.effect) for s in active]
     add, boost = Effect.ADD, Effect.BOOST
     out: list[Ranked] = []
     for c in live:
@@ -210,7 +343,7 @@ def score_candidates(
         why = _evidence(c, f)
         added = 0.0
         mult = 1.0
-        for name, value, effect in active:
+        for name, value, effect in signals:
             v = value(c, q)
             if v is None:
                 continue
@@ -225,20 +358,54 @@ def score_candidates(
         if score < w.min_score or score <= 0.0:
             continue
         out.append(Ranked(candidate=c, score=score, why=why))
-    if w.fact_over_source:
-        _facts_over_sources(out)
-    # best first, equal scores by id: two stable sorts, no key tuple per item
-    out.sort(key=_BY_ID)
-    out.sort(key=_BY_SCORE, reverse=True)
     return out
 
 
-_BY_ID = attrgetter("candidate.id")
-_BY_SCORE = attrgetter("score")
+def _score_turns(
+    q: QueryState, active: Sequence[Signal], made: Sequence[Candidate], w: RankingSection
+) -> _TurnScores:
+    """Score every row of `q.turns` at once.
+
+    The same operations, in the same order, as `_score_items` on each turn, so the same floats.
+    `made`: the live rows as `Candidate`s when a signal has no column form.
+    """
+    t, fused = q.columns
+    n = len(t)
+    added = np.zeros(n)
+    mult = np.ones(n)
+    why: list[tuple[str, np.ndarray, np.ndarray | None]] = []
+    live_rows = np.flatnonzero(q.turns_live) if made and q.turns_live is not None else None
+    for s in active:
+        got = s.turns(q) if s.turns is not None else _per_row(s, q, made, live_rows, n)
+        if got is None:
+            continue
+        value, applies = got
+        why.append((s.name, value, applies))
+        if s.effect is Effect.ADD:
+            added = added + (value if applies is None else np.where(applies, value, 0.0))
+        else:
+            factor = 1.0 + value if s.effect is Effect.BOOST else value
+            mult = mult * (factor if applies is None else np.where(applies, factor, 1.0))
+    return _TurnScores(t, fused, (fused + added) * mult, why)
 
 
-def _facts_over_sources(scored: list[Ranked]) -> None:
-    """Lift each fact in `scored` to at least the best of its source turns there (in place).
+def _per_row(
+    s: Signal, q: QueryState, made: Sequence[Candidate], rows: np.ndarray | None, n: int
+) -> ColumnValue | None:
+    """A signal without a column form, asked for each live turn."""
+    assert rows is not None
+    value = np.zeros(n)
+    applies = np.zeros(n, dtype=bool)
+    for i, c in zip(rows.tolist(), made, strict=True):
+        v = s.value(c, q)
+        if v is not None:
+            value[i] = v
+            applies[i] = True
+    return value, applies
+
+
+def _facts_over_sources(scored: list[Ranked], turns: _TurnScores, kept: np.ndarray) -> None:
+    """Lift each fact in `scored` to at least the best of its source turns kept (in place).
 
     A keyed fact (a decision, a preference, one current value) is what the turn it came from
     means now (an ended one is not a candidate), so it goes first and the turn, its provenance,
@@ -252,11 +419,18 @@ def _facts_over_sources(scored: list[Ranked]) -> None:
     ]
     if not facts:
         return
-    turn_score = {r.candidate.id: r.score for r in scored if r.candidate.kind is TURN}
+    held = np.zeros(len(turns.columns), dtype=bool)
+    held[kept] = True
+    pos = turns.columns.pos
+
+    def turn_score(t: str) -> float:
+        i = pos.get(t)
+        return float(turns.score[i]) if i is not None and held[i] else 0.0
+
     for i in facts:
         r = scored[i]
         c = r.candidate
-        best = max((turn_score.get(t, 0.0) for t in c.turn_ids), default=0.0)
+        best = max(map(turn_score, c.turn_ids), default=0.0)
         if best > r.score:
             scored[i] = Ranked(candidate=c, score=best * _OVER, why={**r.why, "over_source": best})
 

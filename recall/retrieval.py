@@ -28,9 +28,9 @@ from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
 from knowledge.environments import statement_environment
 from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
-from recall.candidates import KnowledgePool, list_ranks, turn_candidates
+from recall.candidates import KnowledgePool, list_ranks, turn_columns
 from recall.config import RankingSection
-from recall.items import rrf_fusion
+from recall.items import CandidateSet, rrf_fusion
 from recall.knowledge_cache import RulesCache
 from recall.knowledge_index import Bm25Stats, KnowledgeIndexes, ProjectKnowledge
 from recall.lexical import bm25, prune_terms, tokenize
@@ -39,6 +39,7 @@ from recall.ranking import (
     VECTOR,
     Candidate,
     Ranked,
+    Scored,
     mmr_pack,
     mmr_pool_size,
     score_candidates,
@@ -561,7 +562,7 @@ class RetrievalService:
         knowledge: bool = True,
         extra: Sequence[KnowledgeHit] = (),
         clocks: Clocks | None = None,
-    ) -> list[Candidate]:
+    ) -> CandidateSet:
         """Fulltext + vector hits, expanded along `NEXT`, with the fields ranking needs.
 
         `extra` are knowledge items to consider whatever the searches found (the rules in force);
@@ -650,7 +651,7 @@ class RetrievalService:
         t2 = time.perf_counter()
         if timings is not None:
             timings.update(search=(t1 - t0) * 1000, expand_fetch=(t2 - t1) * 1000)
-        out = turn_candidates(
+        turns = turn_columns(
             rows,
             ranks,
             bm25_of={h.id: h.score for h in found.fulltext},
@@ -659,11 +660,10 @@ class RetrievalService:
             cosine_of=cosine_of,
         )
         # A turn whose derived fact or correction ended, and none derived from it is live.
-        stale = of_turns.superseded.difference(t for h in derived for t in h.turn_ids)
-        if stale:
-            out = [dataclasses.replace(c, superseded=True) if c.id in stale else c for c in out]
-        out.extend(await self._knowledge_candidates(terms, projects, pool, index))
-        return out
+        turns.mark_superseded(
+            of_turns.superseded.difference(t for h in derived for t in h.turn_ids)
+        )
+        return CandidateSet(turns, await self._knowledge_candidates(terms, projects, pool, index))
 
     def _expansion_heads(self, ranks: dict[str, dict[str, int]]) -> list[str]:
         """The `expand_top` best hits by fused rank: their neighbourhood and knowledge are read."""
@@ -756,7 +756,7 @@ class RetrievalService:
 
     def _rules_first(
         self,
-        scored: Sequence[Ranked],
+        scored: Scored,
         rules: dict[str, bool],
         intent: QueryIntent,
         limit: int,
@@ -782,7 +782,7 @@ class RetrievalService:
             if r.candidate.kind is TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
         }
         picked: list[tuple[float, Ranked]] = []
-        for r in scored:
+        for r in scored.knowledge():  # a turn is neither a rule nor a decision
             c = r.candidate
             if c.id in rules:
                 relevant = rules[c.id] or intent.asks_rules or self._rule_matches(c, shown_turns)
@@ -872,12 +872,11 @@ class RetrievalService:
             score_candidates, cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now
         )
         if kinds is not None:  # before the limit: `limit` items of the kinds asked for
-            scored = [r for r in scored if r.candidate.kind in kinds]
+            scored = scored.of_kinds(kinds)
         first = self._rules_first(
             scored, {h.id: _in_force(h) for h in rules}, intent, limit, token_budget
         )
-        opened = {r.candidate.id for r in first}
-        rest = [r for r in scored if r.candidate.id not in opened]
+        rest = scored.without({r.candidate.id for r in first})
         room = limit - len(first)
         budget = (
             None if token_budget is None else token_budget - sum(r.candidate.tokens for r in first)

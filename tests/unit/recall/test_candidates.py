@@ -9,7 +9,7 @@ import pytest
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight
-from recall.candidates import KnowledgePool, knowledge_candidate, knowledge_weight, turn_candidates
+from recall.candidates import KnowledgePool, knowledge_candidate, knowledge_weight, turn_columns
 from recall.items import FULLTEXT, VECTOR
 from recall.search import fuse_hits
 
@@ -131,12 +131,10 @@ def _facts(id: str, similarity: float | None) -> TurnFacts:
 def test_turn_candidates_take_the_vector_searchs_cosine_where_the_fetch_left_it_out() -> None:
     rows = [_facts("t1", None), _facts("t2", 0.25), _facts("t3", None)]
     ranks = {"t1": {VECTOR: 1}, "t3": {FULLTEXT: 1}}
-    got = {
-        c.id: c.scores
-        for c in turn_candidates(
-            rows, ranks, bm25_of={"t3": 2.0}, known_text={}, window=1, cosine_of={"t1": 0.9}
-        )
-    }
+    cols = turn_columns(
+        rows, ranks, bm25_of={"t3": 2.0}, known_text={}, window=1, cosine_of={"t1": 0.9}
+    )
+    got = {cols.ids[i]: cols.candidate(i).scores for i in range(len(cols))}
     # t1: scored by the vector search (the fetch skipped it); t2: a neighbour the fetch scored;
     # t3: a fulltext hit without an embedding, so no vector score at all
     assert got == {"t1": {VECTOR: 0.9}, "t2": {VECTOR: 0.25}, "t3": {FULLTEXT: 2.0}}

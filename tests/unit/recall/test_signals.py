@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 from datetime import UTC, datetime
 
 import pytest
@@ -222,3 +223,99 @@ def test_a_turn_whose_derived_item_ended_ranks_below_an_equal_one() -> None:
     off = RankingSection(superseded_factor=1.0)
     same = {r.candidate.id: r.score for r in score_candidates(cs, understand("db", now=NOW), off)}
     assert same["old"] == same["new"]
+
+
+def _one_by_one(cs: list[Candidate], intent, w: RankingSection, now_ms: int) -> dict[str, tuple]:
+    """Every candidate scored alone through `fuse` and each signal's `value`: the definition."""
+    q = QueryState(cs, intent, w, fuse(cs, w), now_ms)
+    out = {}
+    for c in cs:
+        why = {"fused": q.fused[c.id]}
+        for src in ("fulltext", "vector"):
+            if src in c.ranks:
+                why[f"{src}_rank"] = float(c.ranks[src])
+            if src in c.scores:
+                why[f"{src}_score"] = c.scores[src]
+        added, mult = 0.0, 1.0
+        for s in SIGNALS:
+            v = s.value(c, q) if s.active(q) else None
+            if v is None:
+                continue
+            why[s.name] = v
+            if s.effect is Effect.ADD:
+                added += v
+            elif s.effect is Effect.BOOST:
+                mult *= 1.0 + v
+            else:
+                mult *= v
+        out[c.id] = ((why["fused"] + added) * mult, why)
+    return out
+
+
+def _random_candidates(rnd: random.Random) -> list[Candidate]:
+    may = int(datetime(2023, 5, 10, tzinfo=UTC).timestamp() * 1000)
+    turns = [f"t{i}" for i in range(rnd.randrange(1, 40))]
+    cs = []
+    for t in turns:
+        ranks = {}  # the fulltext list first, as `list_ranks` builds them
+        if rnd.random() < 0.5:
+            ranks["fulltext"] = rnd.randrange(1, 60)
+        if rnd.random() < 0.5:
+            ranks["vector"] = rnd.randrange(1, 60)
+        scores = {}
+        if rnd.random() < 0.6:
+            scores["fulltext"] = rnd.uniform(0, 12)
+        if rnd.random() < 0.8:
+            scores["vector"] = rnd.uniform(-0.1, 0.9)
+        cs.append(
+            cand(
+                t,
+                ranks=ranks,
+                scores=scores,
+                session_id=rnd.choice(["s1", "s2", "s3", None, ""]),
+                ordinal=rnd.randrange(20),
+                neighbours=tuple(
+                    rnd.sample([*turns, "gone"], min(len(turns) + 1, rnd.randrange(4)))
+                ),
+                speaker=rnd.choice(["Mel", "Caroline Smith", "Caroline", "Bob", ""]),
+                time_ms=rnd.choice([None, may, may - 400 * DAY, NOW_MS - 3 * DAY]),
+                quality=rnd.choice([None, 0.2, 0.75]),
+                vector_pending=rnd.random() < 0.2,
+                superseded=rnd.random() < 0.2,
+            )
+        )
+    for k in range(rnd.randrange(8)):
+        kind = rnd.choice([ItemKind.LESSON, ItemKind.FACT, ItemKind.TOPIC, ItemKind.CORRECTION])
+        cs.append(
+            cand(
+                f"k{k}",
+                kind,
+                ranks={"vector": rnd.randrange(1, 9)} if rnd.random() < 0.7 else {},
+                scores={"vector": rnd.uniform(0, 0.9), "fulltext": rnd.uniform(0, 5)},
+                turn_ids=tuple(rnd.sample(turns, min(len(turns), 2))),
+                weight=rnd.uniform(0, 2),
+                speaker=rnd.choice(["Mel", ""]),
+                time_ms=rnd.choice([None, may]),
+            )
+        )
+    return cs
+
+
+def test_turn_columns_score_exactly_as_each_signal_does_one_candidate_at_a_time() -> None:
+    """The column forms (`Signal.turns`) are the per-candidate `value`s, float for float."""
+    rnd = random.Random(11)
+    for query in ("Mel in May 2023", "what did Caroline say", "deploy"):
+        intent = understand(query, speakers=("Caroline Smith", "Mel"), now=NOW)
+        for w in (
+            RankingSection(recency_weight=0.4, fact_over_source=False),
+            RankingSection(session_top=2, quality_weight=0.3, fact_over_source=False),
+        ):
+            for _ in range(40):
+                cs = _random_candidates(rnd)
+                expected = _one_by_one(cs, intent, w, NOW_MS)
+                got = score_candidates(cs, intent, w, now_ms=NOW_MS)
+                assert {r.candidate.id: (r.score, dict(r.why)) for r in got} == {
+                    k: v for k, v in expected.items() if v[0] > 0
+                }
+                order = [(-r.score, r.candidate.id) for r in got]
+                assert order == sorted(order)
