@@ -46,40 +46,82 @@ def turn_columns(
     when set, is the one read with it). A turn's neighbours are the other rows of its session
     within `window` ordinals (`session_pairs`).
     """
-    cosine_of = cosine_of or {}
-    n = len(rows)
     ids = [r.id for r in rows]
-    text = [known_text.get(i) for i in ids]
+    return columns_of(
+        ids,
+        project=[r.project for r in rows],
+        session=[r.session_id for r in rows],
+        ordinal=[r.ordinal for r in rows],
+        speaker=[r.speaker for r in rows],
+        tokens=[r.tokens for r in rows],
+        text=[known_text.get(i) for i in ids],
+        valid_from=[r.valid_from for r in rows],
+        valid_to=[r.valid_to for r in rows],
+        quality=[r.quality for r in rows],
+        similarity=[r.similarity for r in rows],
+        pending=np.fromiter((r.vector_pending for r in rows), dtype=bool, count=len(rows)),
+        ranks=ranks,
+        bm25_of=bm25_of,
+        cosine_of=cosine_of or {},
+        window=window,
+    )
+
+
+def columns_of(
+    ids: list[str],
+    *,
+    project: list[str | None],
+    session: list[str | None],
+    ordinal: list[int | None],
+    speaker: list[str],
+    tokens: list[int],
+    text: list[str | None],
+    valid_from: list[int | None],
+    valid_to: list[int | None],
+    quality: list[float | None],
+    similarity: list[float | None],
+    pending: np.ndarray,
+    ranks: Mapping[str, dict[str, int]],
+    bm25_of: Mapping[str, float],
+    cosine_of: Mapping[str, float],
+    window: int,
+) -> TurnColumns:
+    """`turn_columns` from its fields as lists (what `TurnFacts` holds, row by row).
+
+    `tokens` 0 is unknown (estimated from the text when read); `similarity` None: the vector
+    search's (`cosine_of`), if any.
+    """
+    n = len(ids)
     nan = float("nan")
     no_ranks: dict[str, int] = {}
     of = [ranks.get(i, no_ranks) for i in ids]
-    session = [r.session_id for r in rows]
-    ordinal = [r.ordinal for r in rows]
-    start = [r.valid_from for r in rows]
     return TurnColumns(
         ids=ids,
-        project=[r.project for r in rows],
+        project=project,
         session=session,
         ordinal=ordinal,
-        speaker=[r.speaker for r in rows],
-        tokens=[
-            r.tokens or (0 if t is None else max(1, len(t) // 4))
-            for r, t in zip(rows, text, strict=True)
+        speaker=speaker,
+        tokens=[  # 0 (unknown): estimated from the text, once read
+            k or (0 if t is None else max(1, len(t) // 4))
+            for k, t in zip(tokens, text, strict=True)
         ],
         text=text,
-        time=start,
-        valid_from=start,
-        valid_to=[r.valid_to for r in rows],
-        quality=[r.quality for r in rows],
+        time=valid_from,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        quality=quality,
         fulltext_rank=np.fromiter((r.get(FULLTEXT, 0) for r in of), dtype=np.int64, count=n),
         vector_rank=np.fromiter((r.get(VECTOR, 0) for r in of), dtype=np.int64, count=n),
         bm25=np.fromiter((bm25_of.get(i, nan) for i in ids), dtype=np.float64, count=n),
         cosine=np.fromiter(
-            (r.similarity if r.similarity is not None else cosine_of.get(r.id, nan) for r in rows),
+            (
+                c if c is not None else cosine_of.get(i, nan)
+                for i, c in zip(ids, similarity, strict=True)
+            ),
             dtype=np.float64,
             count=n,
         ),
-        pending=np.fromiter((r.vector_pending for r in rows), dtype=bool, count=n),
+        pending=pending,
         superseded=np.zeros(n, dtype=bool),
         near=session_pairs(session, ordinal, window),
     )

@@ -617,18 +617,21 @@ class RetrievalService:
                 top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
             )
         )
+        bm25_of = {h.id: h.score for h in found.fulltext}
         if index is not None:
-            (rows, known_text), of_turns = await asyncio.gather(
+            turns, of_turns = await asyncio.gather(
                 asyncio.to_thread(
-                    index.candidates,
+                    index.columns,
                     list(ranks),
                     top,
                     w.neighbour_window,
                     as_of=as_of,
                     known_at=known_at,
                     sims=found.similarities,
-                    scored=cosine_of,
                     live=found.live,
+                    ranks=ranks,
+                    bm25_of=bm25_of,
+                    cosine_of=cosine_of,
                 ),
                 of_turns_read,
             )
@@ -644,21 +647,20 @@ class RetrievalService:
                 ),
                 of_turns_read,
             )
-            # None for the rest: read later, for the few that need it
-            known_text = {h.id: h.text for h in found.fulltext if h.text is not None}
+            turns = turn_columns(
+                rows,
+                ranks,
+                bm25_of=bm25_of,
+                # None for the rest: read later, for the few that need it
+                known_text={h.id: h.text for h in found.fulltext if h.text is not None},
+                window=w.neighbour_window,
+                cosine_of=cosine_of,
+            )
         derived = of_turns.live
         pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector, held)
         t2 = time.perf_counter()
         if timings is not None:
             timings.update(search=(t1 - t0) * 1000, expand_fetch=(t2 - t1) * 1000)
-        turns = turn_columns(
-            rows,
-            ranks,
-            bm25_of={h.id: h.score for h in found.fulltext},
-            known_text=known_text,
-            window=w.neighbour_window,
-            cosine_of=cosine_of,
-        )
         # A turn whose derived fact or correction ended, and none derived from it is live.
         turns.mark_superseded(
             of_turns.superseded.difference(t for h in derived for t in h.turn_ids)

@@ -26,7 +26,7 @@ import logging
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,8 @@ from core.timeutil import OPEN
 from graph.errors import GraphError
 from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
+from recall.candidates import columns_of
+from recall.items import TurnColumns
 from recall.lexical import add_bm25_term, tokenize
 
 log = logging.getLogger("remgraph.recall.turn_index")
@@ -60,6 +62,22 @@ def start_bound(v: int | None) -> int:
 def end_bound(v: int | None) -> int:
     """An interval end; a missing one is already past."""
     return -NEVER if v is None else v
+
+
+@dataclass(slots=True)
+class _Fields:
+    """Some rows' columns as lists, each value as `TurnFacts` holds it."""
+
+    ids: list[str]
+    session: list[str | None]
+    ordinal: list[int | None]
+    speaker: list[str]
+    tokens: list[int]
+    valid_from: list[int | None]
+    valid_to: list[int | None]
+    quality: list[float | None]
+    similarity: list[float | None]
+    pending: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -368,6 +386,77 @@ class ProjectTurns:
         `live` is the mask `search` used for the same times: rows added since count as not live
         (the search did not see them either).
         """
+        rows = self._rows(ids, top, window, as_of=as_of, known_at=known_at, live=live)
+        f = self._fields(rows, sims, scored)
+        return [
+            TurnFacts(
+                id=f.ids[k],
+                project=self.project,
+                session_id=f.session[k],
+                ordinal=f.ordinal[k],
+                speaker=f.speaker[k],
+                tokens=f.tokens[k],
+                valid_from=f.valid_from[k],
+                valid_to=f.valid_to[k],
+                quality=f.quality[k],
+                similarity=f.similarity[k],
+                vector_pending=bool(f.pending[k]),
+            )
+            for k in range(len(rows))
+        ]
+
+    def columns(
+        self,
+        ids: Sequence[str],
+        top: Collection[str],
+        window: int,
+        *,
+        as_of: int,
+        known_at: int,
+        sims: np.ndarray | None,
+        live: np.ndarray | None,
+        ranks: Mapping[str, dict[str, int]],
+        bm25_of: Mapping[str, float],
+        cosine_of: Mapping[str, float],
+    ) -> TurnColumns:
+        """The turns `facts` returns, with their texts, as ranking's columns, under the lock.
+
+        `ranks`, `bm25_of` and `cosine_of` as `recall.candidates.turn_columns` takes them (the
+        vector search's scores `cosine_of` stand for `sims` of the turns it found).
+        """
+        with self.lock:
+            rows = self._rows(ids, top, window, as_of=as_of, known_at=known_at, live=live)
+            f = self._fields(rows, sims, cosine_of)
+            return columns_of(
+                f.ids,
+                project=[self.project] * len(rows),
+                session=f.session,
+                ordinal=f.ordinal,
+                speaker=f.speaker,
+                tokens=f.tokens,
+                text=[self.texts[r] for r in rows],
+                valid_from=f.valid_from,
+                valid_to=f.valid_to,
+                quality=f.quality,
+                similarity=f.similarity,
+                pending=f.pending,
+                ranks=ranks,
+                bm25_of=bm25_of,
+                cosine_of=cosine_of,
+                window=window,
+            )
+
+    def _rows(
+        self,
+        ids: Sequence[str],
+        top: Collection[str],
+        window: int,
+        *,
+        as_of: int,
+        known_at: int,
+        live: np.ndarray | None,
+    ) -> list[int]:
+        """The rows `facts` returns, in its order."""
         n = len(self.ids)
         if live is None:
             live = self.live(as_of, known_at)
@@ -390,76 +479,40 @@ class ProjectTurns:
                     near = here.get(o + d)
                     if near is not None and live[near]:
                         rows[near] = None
-        if not rows:
-            return []
+        return list(rows)
+
+    def _fields(self, rows: list[int], sims: np.ndarray | None, scored: Collection[str]) -> _Fields:
+        """The columns of `rows`, as `TurnFacts` holds them (None for a missing value)."""
+        n = len(self.ids)
         at = np.fromiter(rows, dtype=np.int64, count=len(rows))
 
         def column(a: array[int], dtype: type = np.int64) -> list[int]:
             got: list[int] = np.frombuffer(a, dtype=dtype, count=n)[at].tolist()
             return got
 
-        similarity: list[float | None] = [None] * len(at)
+        ids = [self.ids[r] for r in rows]
+        similarity: list[float | None] = [None] * len(rows)
         if sims is not None:
             with_vector = column(self.has_vector, np.int8)
             cosine = sims[at].tolist()
             similarity = [
-                c if v and self.ids[r] not in scored else None
-                for r, v, c in zip(rows, with_vector, cosine, strict=True)
+                c if v and i not in scored else None
+                for i, v, c in zip(ids, with_vector, cosine, strict=True)
             ]
-        out = []
-        for r, ordinal, tokens, start, end, pending, sim in zip(
-            rows,
-            column(self.ordinal),
-            column(self.tokens),
-            column(self.valid_from),
-            column(self.valid_to),
-            column(self.pending, np.int8),
-            similarity,
-            strict=True,
-        ):
-            sid = self.session[r]
-            out.append(
-                TurnFacts(
-                    id=self.ids[r],
-                    project=self.project,
-                    session_id=sid,
-                    ordinal=None if ordinal < 0 else ordinal,
-                    speaker=self.speaker[r],
-                    tokens=tokens,
-                    valid_from=None if start == NEVER else start,
-                    valid_to=None if end >= OPEN else end,
-                    quality=None if sid is None else self.quality.get(sid),
-                    similarity=sim,
-                    vector_pending=bool(pending),
-                )
-            )
-        return out
-
-    def candidates(
-        self,
-        ids: Sequence[str],
-        top: Collection[str],
-        window: int,
-        *,
-        as_of: int,
-        known_at: int,
-        sims: np.ndarray | None,
-        scored: Collection[str],
-        live: np.ndarray | None = None,
-    ) -> tuple[list[TurnFacts], dict[str, str]]:
-        """`facts` and the texts of the turns it returns, under the lock."""
-        with self.lock:
-            rows = self.facts(
-                ids,
-                top,
-                window,
-                as_of=as_of,
-                known_at=known_at,
-                sims=sims,
-                scored=scored,
-                live=live,
-            )
-            return rows, self.texts_of(r.id for r in rows)
+        session = [self.session[r] for r in rows]
+        quality = self.quality
+        return _Fields(
+            ids=ids,
+            session=session,
+            ordinal=[None if o < 0 else o for o in column(self.ordinal)],
+            speaker=[self.speaker[r] for r in rows],
+            tokens=column(self.tokens),
+            valid_from=[None if v == NEVER else v for v in column(self.valid_from)],
+            valid_to=[None if v >= OPEN else v for v in column(self.valid_to)],
+            quality=[None if sid is None else quality.get(sid) for sid in session],
+            similarity=similarity,
+            pending=np.frombuffer(self.pending, dtype=np.int8, count=n)[at] != 0,
+        )
 
     def texts_of(self, ids: Iterable[str]) -> dict[str, str]:
         """Turn id -> text for the turns of `ids` this project holds."""

@@ -7,6 +7,7 @@ import numpy as np
 from core.timeutil import OPEN
 from graph.repositories.clocks import TurnClock
 from graph.repositories.recall import IndexedTurn
+from recall.candidates import turn_columns
 from recall.turn_index import Bm25Params, ProjectTurns
 
 CLOCK = TurnClock(epoch=1, seq=1)
@@ -95,3 +96,36 @@ def test_a_new_text_replaces_the_old_row() -> None:
     (fact,) = index.facts(["t0"], [], 0, as_of=1000, known_at=1000, sims=None, scored=())
     assert fact.ordinal == 0
     assert index.texts_of(["t0"]) == {"t0": "dinner was pasta"}
+
+
+def test_columns_hold_what_the_facts_and_texts_of_the_same_turns_hold() -> None:
+    """The index builds ranking's columns directly; the facts route gives the same columns."""
+    index = ProjectTurns("p")
+    index.apply(
+        [
+            _turn(0, "deploy the api", _unit(0)),
+            _turn(1, "deploy again", _unit(1), tokens=0, speaker="Mel"),
+            _turn(2, "later that day", None, valid_to=150),  # ended at 150
+            _turn(3, "no vector yet", None),
+            _turn(4, "deploy it", _unit(2), session_id="other", ordinal=0),
+        ],
+        {},
+        CLOCK,
+    )
+    sims = index.similarities(np.asarray([0.6, 0.8, 0.0, 0.0], dtype=np.float32))
+    ranks = {"t0": {"fulltext": 1}, "t4": {"fulltext": 2, "vector": 3}, "t1": {"vector": 1}}
+    bm25_of = {"t0": 2.5, "t4": 1.0}
+    cosine_of = {"t1": 0.8}
+    args = (["t0", "t4", "t1"], ["t0"], 3)
+    times = {"as_of": 160, "known_at": 1000}
+    got = index.columns(
+        *args, **times, sims=sims, live=None, ranks=ranks, bm25_of=bm25_of, cosine_of=cosine_of
+    )
+    rows = index.facts(*args, **times, sims=sims, scored=cosine_of)
+    want = turn_columns(rows, ranks, bm25_of, index.texts_of(r.id for r in rows), 3, cosine_of)
+    assert got.ids == want.ids == ["t0", "t4", "t1", "t3"]  # t2 ended at 150
+    for i in range(len(got)):
+        assert got.candidate(i) == want.candidate(i)
+    assert got.candidate(1).neighbours == ()  # another session
+    assert got.candidate(0).neighbours == ("t1", "t3")
+    assert got.candidate(2).scores == {"vector": 0.8}  # the vector search's score stands
