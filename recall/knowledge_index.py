@@ -26,7 +26,7 @@ import asyncio
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -42,7 +42,7 @@ from graph.repositories.recall import (
     RecallRepository,
     derived_of_turns,
 )
-from recall.lexical import add_bm25_term, bm25_idf, tokenize
+from recall.lexical import add_bm25_term, bm25_idf, document_frequency, tokenize
 from recall.turn_index import NEVER, end_bound, start_bound
 
 log = logging.getLogger("remgraph.recall.knowledge_index")
@@ -236,6 +236,46 @@ class ProjectKnowledge:
                 scores, rows, tf, self.lengths[rows], idf, k1=stats.k1, b=stats.b, avgdl=avg
             )
         return scores
+
+    def bm25_of(
+        self,
+        texts: Mapping[str, str],
+        words: Sequence[str],
+        *,
+        df: Mapping[str, int],
+        stats: Bm25Stats,
+    ) -> dict[str, float] | None:
+        """`recall.lexical.bm25(words, texts, df=df, ...)` from the stored postings.
+
+        The same frequencies, lengths and float operations, so the same scores, without
+        tokenising the texts; None when one of `texts` is not held here with that text (the
+        caller scores the texts themselves).
+        """
+        rows = []
+        for kid, text in texts.items():
+            r = self.pos.get(kid)
+            if r is None or self.hits[r].text != text:
+                return None
+            rows.append(r)
+        q = list(dict.fromkeys(t for w in words for t in tokenize(w)))
+        if not q or not rows:
+            return {}
+        pool = np.zeros(len(self.hits), dtype=bool)
+        pool[rows] = True
+        held: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term -> (pool rows, counts there)
+        for t in q:
+            at = self.postings.get(t)
+            if at is not None and (keep := pool[at]).any():
+                held[t] = (at[keep], self.freqs[t][keep])
+        freq = document_frequency(q, {t: at.size for t, (at, _) in held.items()}, df)
+        n = max(stats.n_docs, len(rows), *freq.values())
+        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[rows].sum()) / len(rows) or 1.0)
+        scores = np.zeros(len(self.hits), dtype=np.float64)
+        for t, (at, tf) in held.items():  # query order: the float sums of `bm25`
+            idf = bm25_idf(n, freq[t])
+            add_bm25_term(scores, at, tf, self.lengths[at], idf, k1=stats.k1, b=stats.b, avgdl=avg)
+        got = scores[rows].tolist()
+        return {self.hits[r].id: s for r, s in zip(rows, got, strict=True) if s > 0}
 
     def vector(self, query: np.ndarray, *, k: int, as_of: int, known_at: int) -> list[KnowledgeHit]:
         """The `k` items per kind nearest `query` (exact cosine), of those in force."""

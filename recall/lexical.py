@@ -123,11 +123,22 @@ def _document_frequency(
     counted: Counter[str] = Counter()
     for terms in matched.values():
         counted.update(terms)
+    return document_frequency(q, counted, df)
+
+
+def document_frequency(
+    q: Sequence[str], counted: Mapping[str, int], df: Mapping[str, int] | None
+) -> dict[str, int]:
+    """Each query term's document frequency for `bm25`.
+
+    The count `df` gives its raw word (the largest over the words holding the term), never
+    fewer than the `counted` candidates that hold it.
+    """
     known: dict[str, int] = {}
     for w, f in (df or {}).items():
         for t in tokenize(w):
             known[t] = max(known.get(t, 0), f)
-    return {t: max(known.get(t, 0), counted[t]) for t in q}
+    return {t: max(known.get(t, 0), counted.get(t, 0)) for t in q}
 
 
 def _doc_score(

@@ -357,23 +357,23 @@ class RetrievalService:
         projects: tuple[str, ...],
         df: dict[str, int],
         index: ProjectTurns | None = None,
+        held: ProjectKnowledge | None = None,
     ) -> dict[str, float]:
         """BM25 of `texts` for `words` with the turn statistics of `projects`.
 
         Turns and knowledge items are scored with it, so both are on one scale; `df` holds the
         estimated frequencies of words not searched. The statistics are the turn index's when
-        the project is held there.
+        the project is held there; knowledge items the knowledge index `held` holds are scored
+        from its postings (the same scores).
         """
         n_docs, avgdl = index.stats() if index is not None else await self.turn_stats(projects)
+        k1, b = self.ranking.bm25_k1, self.ranking.bm25_b
+        if held is not None:
+            got = held.bm25_of(texts, words, df=df, stats=Bm25Stats(n_docs, avgdl, k1, b))
+            if got is not None:
+                return got
         return await asyncio.to_thread(  # CPU-bound: off the event loop
-            bm25,
-            words,
-            texts,
-            n_docs=n_docs,
-            avgdl=avgdl,
-            k1=self.ranking.bm25_k1,
-            b=self.ranking.bm25_b,
-            df=df,
+            bm25, words, texts, n_docs=n_docs, avgdl=avgdl, k1=k1, b=b, df=df
         )
 
     async def vector(
@@ -706,6 +706,7 @@ class RetrievalService:
         projects: tuple[str, ...],
         pool: KnowledgePool,
         index: ProjectTurns | None = None,
+        held: ProjectKnowledge | None = None,
     ) -> list[Candidate]:
         """Knowledge items found by fulltext, by embedding or from the best hits' turns.
 
@@ -718,7 +719,7 @@ class RetrievalService:
             return []
         words, _, df = terms
         lexical = await self._bm25(
-            words, {kid: h.text for kid, h in pool.hits.items()}, projects, df, index
+            words, {kid: h.text for kid, h in pool.hits.items()}, projects, df, index, held
         )
         return pool.candidates(lexical, now)
 

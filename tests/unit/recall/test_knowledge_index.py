@@ -67,3 +67,29 @@ def test_word_search_scores_equal_bm25_over_the_live_matching_texts(
         best = held.fulltext(words, k=2, as_of=as_of, known_at=OPEN - 1, stats=stats)
         assert len(best) <= 2 * len(_KINDS)
         assert {h.id for h in best} <= set(expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("avgdl", [7.5, 0.0])
+def test_a_pool_of_held_items_scores_as_bm25_scores_their_texts(seed: int, avgdl: float) -> None:
+    """`bm25_of`: any held items, the engine's frequencies `df` or not, float for float."""
+    held, _ = _index(seed)
+    stats = Bm25Stats(n_docs=300, avgdl=avgdl, k1=1.2, b=0.75)
+    rnd = random.Random(seed)
+    for _ in range(20):
+        pool = {h.id: h.text for h in rnd.sample(held.hits, rnd.randint(0, 40))}
+        words = rnd.sample(_WORDS, rnd.randint(1, 4))
+        df = {w: rnd.randint(0, 60) for w in rnd.sample(words, rnd.randint(0, len(words)))}
+        expected = bm25(
+            words, pool, n_docs=stats.n_docs, avgdl=avgdl, k1=stats.k1, b=stats.b, df=df
+        )
+        assert held.bm25_of(pool, words, df=df, stats=stats) == expected
+
+
+def test_a_pool_with_an_item_not_held_as_given_is_left_to_the_caller() -> None:
+    held, _ = _index(1)
+    stats = Bm25Stats(n_docs=300, avgdl=7.5, k1=1.2, b=0.75)
+    first = held.hits[0]
+    assert held.bm25_of({"elsewhere": "deploy"}, ["deploy"], df={}, stats=stats) is None
+    changed = {first.id: first.text + " deploy"}
+    assert held.bm25_of(changed, ["deploy"], df={}, stats=stats) is None
