@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -67,6 +68,9 @@ def test_word_search_scores_equal_bm25_over_the_live_matching_texts(
         best = held.fulltext(words, k=2, as_of=as_of, known_at=OPEN - 1, stats=stats)
         assert len(best) <= 2 * len(_KINDS)
         assert {h.id for h in best} <= set(expected)
+        by_id = {h.id: h for h in held.hits}  # a hit is the held item with its score and end
+        for h in got:
+            assert h == replace(by_id[h.id], score=h.score, valid_to=spans[h.id][1])
 
 
 @pytest.mark.parametrize("seed", range(4))
