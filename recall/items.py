@@ -9,6 +9,7 @@ Also the two candidate lists (`FULLTEXT`, `VECTOR`) and their reciprocal-rank fu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -274,14 +275,20 @@ class TurnColumns:
         """Row `i` as a `Candidate`."""
         ranks: dict[str, int] = {}
         scores: dict[str, float] = {}
-        if self.fulltext_rank[i] >= 1:
-            ranks[FULLTEXT] = int(self.fulltext_rank[i])
-        if self.vector_rank[i] >= 1:
-            ranks[VECTOR] = int(self.vector_rank[i])
-        if not np.isnan(self.bm25[i]):
-            scores[FULLTEXT] = float(self.bm25[i])
-        if not np.isnan(self.cosine[i]):
-            scores[VECTOR] = float(self.cosine[i])
+        rf, rv, bm25, cosine = (
+            int(self.fulltext_rank[i]),
+            int(self.vector_rank[i]),
+            float(self.bm25[i]),
+            float(self.cosine[i]),
+        )
+        if rf >= 1:
+            ranks[FULLTEXT] = rf
+        if rv >= 1:
+            ranks[VECTOR] = rv
+        if not math.isnan(bm25):
+            scores[FULLTEXT] = bm25
+        if not math.isnan(cosine):
+            scores[VECTOR] = cosine
         text = self.text[i]
         return Candidate(
             id=self.ids[i],

@@ -271,16 +271,29 @@ class _TurnScores:
     why: list[tuple[str, np.ndarray, np.ndarray | None]]
     """(signal, value per row, where it applies or None: everywhere), in the registry's order."""
     made: dict[int, Ranked] = field(default_factory=dict)
+    lists: tuple[list[float], list[float], list[tuple[str, list[float], list[bool] | None]]] = (
+        [],
+        [],
+        [],
+    )
+    """The same as Python lists, made on the first read (a list item is cheaper to read)."""
 
     def ranked(self, i: int) -> Ranked:
         got = self.made.get(i)
         if got is None:
+            if not self.made:
+                self.lists = (
+                    self.fused.tolist(),
+                    self.score.tolist(),
+                    [(n, v.tolist(), None if a is None else a.tolist()) for n, v, a in self.why],
+                )
+            fused, score, signals = self.lists
             c = self.columns.candidate(i)
-            why = _evidence(c, float(self.fused[i]))
-            for name, value, applies in self.why:
+            why = _evidence(c, fused[i])
+            for name, value, applies in signals:
                 if applies is None or applies[i]:
-                    why[name] = float(value[i])
-            got = self.made[i] = Ranked(candidate=c, score=float(self.score[i]), why=why)
+                    why[name] = value[i]
+            got = self.made[i] = Ranked(candidate=c, score=score[i], why=why)
         return got
 
 
