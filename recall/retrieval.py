@@ -665,7 +665,9 @@ class RetrievalService:
         turns.mark_superseded(
             of_turns.superseded.difference(t for h in derived for t in h.turn_ids)
         )
-        return CandidateSet(turns, await self._knowledge_candidates(terms, projects, pool, index))
+        return CandidateSet(
+            turns, await self._knowledge_candidates(terms, projects, pool, index, held)
+        )
 
     def _expansion_heads(self, ranks: dict[str, dict[str, int]]) -> list[str]:
         """The `expand_top` best hits by fused rank: their neighbourhood and knowledge are read."""
