@@ -62,6 +62,21 @@ Terms = tuple[list[str], list[str], dict[str, int]]
 """`search_words`: (every query word, the words searched for, estimated frequency of the others)."""
 
 
+@dataclass(slots=True)
+class _Ranking:
+    """A `context` call's ranking, made in one worker-thread call (`RetrievalService._rank`).
+
+    The rules it opens with, the head diversity and packing look at, the room and tokens left
+    after the rules, and the items once packed.
+    """
+
+    first: list[Ranked]
+    head: list[Ranked]
+    room: int
+    budget: int | None
+    items: list[Ranked] | None = None
+
+
 def _in_force(h: KnowledgeHit) -> bool:
     """A rule or preference, in force whatever the query.
 
@@ -825,6 +840,42 @@ class RetrievalService:
             return await self.rules.in_force_now(projects, clocks.knowledge, now)
         return await self._repo.rules_in_force(projects, as_of=as_of, known_at=known_at)
 
+    def _rank(
+        self,
+        cands: CandidateSet,
+        intent: QueryIntent,
+        rules: Sequence[KnowledgeHit],
+        kinds: frozenset[ItemKind] | None,
+        limit: int,
+        token_budget: int | None,
+        as_of_ms: int,
+        now: int,
+        pack: bool,
+    ) -> _Ranking:
+        """Score, open with the rules and take the head; pack it too when its texts are read."""
+        scored = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
+        if kinds is not None:  # before the limit: `limit` items of the kinds asked for
+            scored = scored.of_kinds(kinds)
+        first = self._rules_first(
+            scored, {h.id: _in_force(h) for h in rules}, intent, limit, token_budget
+        )
+        rest = scored.without({r.candidate.id for r in first})
+        room = limit - len(first)
+        budget = (
+            None if token_budget is None else token_budget - sum(r.candidate.tokens for r in first)
+        )
+        out = _Ranking(first, rest[: mmr_pool_size(room) if pack else room], room, budget)
+        if not any(r.candidate.text_pending for r in out.head):
+            out.items = self._packed(out, pack)
+        return out
+
+    def _packed(self, r: _Ranking, pack: bool) -> list[Ranked]:
+        """The rules first, then the head diversified and packed (`pack`) or as it is."""
+        if not pack:
+            return r.first + r.head
+        lam = self.ranking.mmr_lambda
+        return r.first + mmr_pack(r.head, lam=lam, limit=r.room, token_budget=r.budget)
+
     async def context(
         self,
         query: str,
@@ -872,27 +923,15 @@ class RetrievalService:
         )
         t2 = time.perf_counter()
         # Ranking is pure CPU (tens of ms for a long query): it runs in a worker thread so the
-        # event loop keeps serving other callers' requests meanwhile.
-        scored = await asyncio.to_thread(
-            score_candidates, cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now
+        # event loop keeps serving other callers' requests meanwhile. One hop for all of it
+        # when the texts packing needs are read (the turn index's are): every hop costs CPU.
+        ranking = await asyncio.to_thread(
+            self._rank, cands, intent, rules, kinds, limit, token_budget, as_of_ms, now, pack
         )
-        if kinds is not None:  # before the limit: `limit` items of the kinds asked for
-            scored = scored.of_kinds(kinds)
-        first = self._rules_first(
-            scored, {h.id: _in_force(h) for h in rules}, intent, limit, token_budget
-        )
-        rest = scored.without({r.candidate.id for r in first})
-        room = limit - len(first)
-        budget = (
-            None if token_budget is None else token_budget - sum(r.candidate.tokens for r in first)
-        )
-        if pack:
-            head = await self._with_texts(rest[: mmr_pool_size(room)], projects)
-            items = first + await asyncio.to_thread(
-                mmr_pack, head, lam=self.ranking.mmr_lambda, limit=room, token_budget=budget
-            )
-        else:
-            items = first + await self._with_texts(rest[:room], projects)
+        items = ranking.items
+        if items is None:  # the head's texts are read first (engine matches are read without)
+            ranking.head = await self._with_texts(ranking.head, projects)
+            items = await asyncio.to_thread(self._packed, ranking, pack)
         timings["rank"] = (time.perf_counter() - t2) * 1000
         return ContextResult(
             items=items,
