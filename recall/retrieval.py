@@ -30,7 +30,7 @@ from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_columns
 from recall.config import RankingSection
-from recall.items import CandidateSet, rrf_fusion
+from recall.items import CandidateSet, TurnColumns, rrf_fusion
 from recall.knowledge_cache import RulesCache
 from recall.knowledge_index import Bm25Stats, KnowledgeIndexes, ProjectKnowledge
 from recall.lexical import bm25, prune_terms, tokenize
@@ -122,6 +122,18 @@ class ContextResult:
     """How likely the items answer the query (`recall.answerable`)."""
 
 
+@dataclass(slots=True)
+class _TurnLists:
+    """What the turn searches' lists give the rest of a `context` call."""
+
+    ranks: dict[str, dict[str, int]]
+    """Turn id -> its 1-based rank in each list that returned it."""
+    top: list[str]
+    """The best hits by fused rank (`expand_top`): their neighbourhood and knowledge are read."""
+    cosine_of: dict[str, float]
+    """The vector search's cosine of each turn it found."""
+
+
 @dataclass(frozen=True)
 class _Found:
     """What the four searches of one `context` call returned."""
@@ -131,10 +143,10 @@ class _Found:
     vector: list[TurnHit]
     knowledge_text: list[KnowledgeHit]
     knowledge_vector: list[KnowledgeHit]
-    similarities: np.ndarray | None = None
-    """Every indexed turn's cosine to the query (the turn index's search), else None."""
-    live: np.ndarray | None = None
-    """The turn index's live mask for the call's times (its search), else None."""
+    lists: _TurnLists | None = None
+    """What the turn lists give (`RetrievalService._turn_lists`), when made with the search."""
+    turns: TurnColumns | None = None
+    """The turn candidates, when the turn index made them in the search's own call."""
 
 
 def _query_words(text: str) -> list[str]:
@@ -540,17 +552,37 @@ class RetrievalService:
         budget = w.fulltext_match_budget
         searched = prune_terms(df, budget) if words and budget > 0 else words
         kw = w.knowledge_candidates if knowledge else 0
-        (ft, vec, sims, live), (kn, kv) = await asyncio.gather(
-            asyncio.to_thread(
-                index.search,
+        params = Bm25Params(w.bm25_k1, w.bm25_b)
+        query = None if vector is None else np.asarray(vector, dtype=np.float32)
+
+        def turn_side() -> tuple[list[TurnHit], list[TurnHit], _TurnLists, TurnColumns]:
+            """Search the turns, then make the candidates of what was found: one thread hop."""
+            ft, vec, sims, live = index.search(
                 words,
-                None if vector is None else np.asarray(vector, dtype=np.float32),
+                query,
                 as_of=as_of,
                 known_at=known_at,
                 k_text=w.fulltext_pool,
                 k_vector=w.vector_candidates,
-                params=Bm25Params(w.bm25_k1, w.bm25_b),
-            ),
+                params=params,
+            )
+            lists = self._turn_lists(ft, vec)
+            turns = index.columns(
+                list(lists.ranks),
+                lists.top,
+                w.neighbour_window,
+                as_of=as_of,
+                known_at=known_at,
+                sims=sims,
+                live=live,
+                ranks=lists.ranks,
+                bm25_of={h.id: h.score for h in ft},
+                cosine_of=lists.cosine_of,
+            )
+            return ft, vec, lists, turns
+
+        (ft, vec, lists, turns), (kn, kv) = await asyncio.gather(
+            asyncio.to_thread(turn_side),
             self._knowledge_searches(
                 searched,
                 projects,
@@ -562,7 +594,14 @@ class RetrievalService:
                 stats=index.stats(),
             ),
         )
-        return (words, searched, df), _Found(ft, vec, kn, kv, sims, live)
+        return (words, searched, df), _Found(ft, vec, kn, kv, lists, turns)
+
+    def _turn_lists(self, fulltext: Sequence[TurnHit], vector: Sequence[TurnHit]) -> _TurnLists:
+        """The turn searches' list ranks, the heads whose neighbourhood is read, the cosines."""
+        ranks = list_ranks(
+            ((FULLTEXT, fulltext[: self.ranking.fulltext_candidates]), (VECTOR, vector))
+        )
+        return _TurnLists(ranks, self._expansion_heads(ranks), {h.id: h.score for h in vector})
 
     async def candidates(
         self,
@@ -620,11 +659,8 @@ class RetrievalService:
                 held=held,
             )
         t1 = time.perf_counter()
-        ranks = list_ranks(
-            ((FULLTEXT, found.fulltext[: w.fulltext_candidates]), (VECTOR, found.vector))
-        )
-        top = self._expansion_heads(ranks)
-        cosine_of = {h.id: h.score for h in found.vector}
+        lists = found.lists or self._turn_lists(found.fulltext, found.vector)
+        top = lists.top
         of_turns_read = (
             _done(held.of_turns(top, as_of=as_of, known_at=known_at))
             if held is not None
@@ -632,44 +668,28 @@ class RetrievalService:
                 top if with_knowledge else [], projects, as_of=as_of, known_at=known_at
             )
         )
-        bm25_of = {h.id: h.score for h in found.fulltext}
-        if index is not None:
-            turns, of_turns = await asyncio.gather(
-                asyncio.to_thread(
-                    index.columns,
-                    list(ranks),
-                    top,
-                    w.neighbour_window,
-                    as_of=as_of,
-                    known_at=known_at,
-                    sims=found.similarities,
-                    live=found.live,
-                    ranks=ranks,
-                    bm25_of=bm25_of,
-                    cosine_of=cosine_of,
-                ),
-                of_turns_read,
-            )
+        if found.turns is not None:
+            turns, of_turns = found.turns, await of_turns_read
         else:
             rows, of_turns = await asyncio.gather(
                 self._repo.turns_fetch(
-                    list(ranks),
+                    list(lists.ranks),
                     projects,
                     top=top if w.neighbour_window > 0 else [],
                     window=w.neighbour_window,
                     vector=vector,
-                    scored=cosine_of,
+                    scored=lists.cosine_of,
                 ),
                 of_turns_read,
             )
             turns = turn_columns(
                 rows,
-                ranks,
-                bm25_of=bm25_of,
+                lists.ranks,
+                bm25_of={h.id: h.score for h in found.fulltext},
                 # None for the rest: read later, for the few that need it
                 known_text={h.id: h.text for h in found.fulltext if h.text is not None},
                 window=w.neighbour_window,
-                cosine_of=cosine_of,
+                cosine_of=lists.cosine_of,
             )
         derived = of_turns.live
         pool = await self._knowledge_pool(found, [*derived, *extra], projects, vector, held)
