@@ -92,7 +92,8 @@ def similarity(
     wb = _words(b.text) if wb is None else wb
     if not wa or not wb:
         return 0.0
-    return len(wa & wb) / len(wa | wb)
+    shared = len(wa & wb)  # |a ∪ b| = |a| + |b| − |a ∩ b|: one set built, not two
+    return shared / (len(wa) + len(wb) - shared)
 
 
 def mmr_pool_size(limit: int) -> int:

@@ -319,3 +319,19 @@ def test_a_keyed_fact_goes_before_the_turn_it_was_distilled_from_an_observation_
     off = RankingSection(fact_over_source=False)
     ranked_off = [r.candidate.id for r in score_candidates(cands, understand("x"), off)]
     assert ranked_off.index("dog") > ranked_off.index("t1")
+
+
+def test_word_similarity_is_the_jaccard_overlap_of_the_word_sets() -> None:
+    import random
+
+    from recall.ranking import similarity
+
+    rnd = random.Random(3)
+    words = [f"w{i}" for i in range(40)]
+    for _ in range(500):
+        a = frozenset(rnd.sample(words, rnd.randrange(0, 20)))
+        b = frozenset(rnd.sample(words, rnd.randrange(0, 20)))
+        ca, cb = turn("a", {}, text=" ".join(sorted(a))), turn("b", {}, text=" ".join(sorted(b)))
+        expected = len(a & b) / len(a | b) if a and b else 0.0
+        assert similarity(ca, cb) == expected  # word sets made from the texts
+        assert similarity(ca, cb, a, b) == expected  # or given
