@@ -178,36 +178,21 @@ class TurnColumns:
         return len(self.ids)
 
     @classmethod
-    def empty(cls) -> TurnColumns:
-        return cls.build([], ranks={}, scores={})
+    def of(cls, rows: Sequence[Candidate]) -> TurnColumns:
+        """Columns of turn `Candidate`s, each with its own ranks, scores and neighbours.
 
-    @classmethod
-    def build(
-        cls,
-        rows: Sequence[Candidate],
-        *,
-        ranks: Mapping[str, Mapping[str, int]],
-        scores: Mapping[str, Mapping[str, float]],
-        near: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> TurnColumns:
-        """Columns of turn `Candidate`s (their own `ranks`/`scores` unless given by id).
-
-        `near` defaults to each candidate's `neighbours` among `rows` (a neighbour that is not a
-        candidate has no score, so it adds nothing either way).
+        A neighbour that is not among `rows` has no score, so it adds nothing either way.
         """
         n = len(rows)
-        ids = [c.id for c in rows]
 
         def ranks_of(src: str) -> np.ndarray:
-            return np.fromiter((ranks.get(i, {}).get(src, 0) for i in ids), dtype=np.int64, count=n)
+            return np.fromiter((c.ranks.get(src, 0) for c in rows), dtype=np.int64, count=n)
 
         def scores_of(src: str) -> np.ndarray:
-            return np.fromiter(
-                (scores.get(i, {}).get(src, np.nan) for i in ids), dtype=np.float64, count=n
-            )
+            return np.fromiter((c.scores.get(src, np.nan) for c in rows), dtype=np.float64, count=n)
 
         cols = cls(
-            ids=ids,
+            ids=[c.id for c in rows],
             project=[c.project for c in rows],
             session=[c.session_id for c in rows],
             ordinal=[c.ordinal for c in rows],
@@ -225,26 +210,17 @@ class TurnColumns:
             pending=np.fromiter((c.vector_pending for c in rows), dtype=bool, count=n),
             superseded=np.fromiter((c.superseded for c in rows), dtype=bool, count=n),
         )
-        if near is None:
-            pairs = [
-                (i, j)
-                for i, c in enumerate(rows)
-                for j in (cols.pos.get(t) for t in c.neighbours)
-                if j is not None
-            ]
-            near = (
-                np.fromiter((a for a, _ in pairs), dtype=np.int64, count=len(pairs)),
-                np.fromiter((b for _, b in pairs), dtype=np.int64, count=len(pairs)),
-            )
-        cols.near = near
-        return cols
-
-    @classmethod
-    def of(cls, turns: Sequence[Candidate]) -> TurnColumns:
-        """Columns of turn `Candidate`s, each with its own ranks, scores and neighbours."""
-        return cls.build(
-            turns, ranks={c.id: c.ranks for c in turns}, scores={c.id: c.scores for c in turns}
+        pairs = [
+            (i, j)
+            for i, c in enumerate(rows)
+            for j in (cols.pos.get(t) for t in c.neighbours)
+            if j is not None
+        ]
+        cols.near = (
+            np.fromiter((a for a, _ in pairs), dtype=np.int64, count=len(pairs)),
+            np.fromiter((b for _, b in pairs), dtype=np.int64, count=len(pairs)),
         )
+        return cols
 
     def mark_superseded(self, ids: Iterable[str]) -> None:
         """Mark the rows of `ids` superseded (ids not among the rows are ignored)."""
