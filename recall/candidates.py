@@ -30,6 +30,60 @@ def list_ranks(lists: Iterable[tuple[str, Sequence[TurnHit]]]) -> dict[str, dict
     return ranks
 
 
+@dataclass(slots=True)
+class TurnFields:
+    """Fetched turns as lists, one row per turn, each value as `TurnFacts` holds it."""
+
+    ids: list[str]
+    project: list[str | None]
+    session: list[str | None]
+    ordinal: list[int | None]
+    speaker: list[str]
+    tokens: list[int]
+    """Stored token estimate; 0 when unknown."""
+    valid_from: list[int | None]
+    valid_to: list[int | None]
+    quality: list[float | None]
+    similarity: list[float | None]
+    pending: np.ndarray
+    """bool per row: `TurnFacts.vector_pending`."""
+
+    @classmethod
+    def of(cls, rows: Sequence[TurnFacts]) -> TurnFields:
+        return cls(
+            ids=[r.id for r in rows],
+            project=[r.project for r in rows],
+            session=[r.session_id for r in rows],
+            ordinal=[r.ordinal for r in rows],
+            speaker=[r.speaker for r in rows],
+            tokens=[r.tokens for r in rows],
+            valid_from=[r.valid_from for r in rows],
+            valid_to=[r.valid_to for r in rows],
+            quality=[r.quality for r in rows],
+            similarity=[r.similarity for r in rows],
+            pending=np.fromiter((r.vector_pending for r in rows), dtype=bool, count=len(rows)),
+        )
+
+    def facts(self) -> list[TurnFacts]:
+        """The rows as `TurnFacts`."""
+        return [
+            TurnFacts(
+                id=self.ids[k],
+                project=self.project[k],
+                session_id=self.session[k],
+                ordinal=self.ordinal[k],
+                speaker=self.speaker[k],
+                tokens=self.tokens[k],
+                valid_from=self.valid_from[k],
+                valid_to=self.valid_to[k],
+                quality=self.quality[k],
+                similarity=self.similarity[k],
+                vector_pending=bool(self.pending[k]),
+            )
+            for k in range(len(self.ids))
+        ]
+
+
 def turn_columns(
     rows: Sequence[TurnFacts],
     ranks: Mapping[str, dict[str, int]],
@@ -46,84 +100,61 @@ def turn_columns(
     when set, is the one read with it). A turn's neighbours are the other rows of its session
     within `window` ordinals (`session_pairs`).
     """
-    ids = [r.id for r in rows]
+    f = TurnFields.of(rows)
+    text = [known_text.get(i) for i in f.ids]
     return columns_of(
-        ids,
-        project=[r.project for r in rows],
-        session=[r.session_id for r in rows],
-        ordinal=[r.ordinal for r in rows],
-        speaker=[r.speaker for r in rows],
-        tokens=[r.tokens for r in rows],
-        text=[known_text.get(i) for i in ids],
-        valid_from=[r.valid_from for r in rows],
-        valid_to=[r.valid_to for r in rows],
-        quality=[r.quality for r in rows],
-        similarity=[r.similarity for r in rows],
-        pending=np.fromiter((r.vector_pending for r in rows), dtype=bool, count=len(rows)),
-        ranks=ranks,
-        bm25_of=bm25_of,
-        cosine_of=cosine_of or {},
-        window=window,
+        f, text, ranks=ranks, bm25_of=bm25_of, cosine_of=cosine_of or {}, window=window
     )
 
 
 def columns_of(
-    ids: list[str],
-    *,
-    project: list[str | None],
-    session: list[str | None],
-    ordinal: list[int | None],
-    speaker: list[str],
-    tokens: list[int],
+    f: TurnFields,
     text: list[str | None],
-    valid_from: list[int | None],
-    valid_to: list[int | None],
-    quality: list[float | None],
-    similarity: list[float | None],
-    pending: np.ndarray,
+    *,
     ranks: Mapping[str, dict[str, int]],
     bm25_of: Mapping[str, float],
     cosine_of: Mapping[str, float],
     window: int,
 ) -> TurnColumns:
-    """`turn_columns` from its fields as lists (what `TurnFacts` holds, row by row).
+    """`turn_columns` of turns read as `TurnFields`, with their texts (None: not read yet).
 
-    `tokens` 0 is unknown (estimated from the text when read); `similarity` None: the vector
-    search's (`cosine_of`), if any.
+    A token count of 0 (unknown) is estimated from the text once read; a `similarity` of None
+    is the vector search's (`cosine_of`), if any.
     """
+    ids = f.ids
     n = len(ids)
     nan = float("nan")
     no_ranks: dict[str, int] = {}
     of = [ranks.get(i, no_ranks) for i in ids]
     return TurnColumns(
         ids=ids,
-        project=project,
-        session=session,
-        ordinal=ordinal,
-        speaker=speaker,
-        tokens=[  # 0 (unknown): estimated from the text, once read
+        project=f.project,
+        session=f.session,
+        ordinal=f.ordinal,
+        speaker=f.speaker,
+        tokens=[
             k or (0 if t is None else max(1, len(t) // 4))
-            for k, t in zip(tokens, text, strict=True)
+            for k, t in zip(f.tokens, text, strict=True)
         ],
         text=text,
-        time=valid_from,
-        valid_from=valid_from,
-        valid_to=valid_to,
-        quality=quality,
+        time=f.valid_from,
+        valid_from=f.valid_from,
+        valid_to=f.valid_to,
+        quality=f.quality,
         fulltext_rank=np.fromiter((r.get(FULLTEXT, 0) for r in of), dtype=np.int64, count=n),
         vector_rank=np.fromiter((r.get(VECTOR, 0) for r in of), dtype=np.int64, count=n),
         bm25=np.fromiter((bm25_of.get(i, nan) for i in ids), dtype=np.float64, count=n),
         cosine=np.fromiter(
             (
                 c if c is not None else cosine_of.get(i, nan)
-                for i, c in zip(ids, similarity, strict=True)
+                for i, c in zip(ids, f.similarity, strict=True)
             ),
             dtype=np.float64,
             count=n,
         ),
-        pending=pending,
+        pending=f.pending,
         superseded=np.zeros(n, dtype=bool),
-        near=session_pairs(session, ordinal, window),
+        near=session_pairs(f.session, f.ordinal, window),
     )
 
 

@@ -36,7 +36,7 @@ from core.timeutil import OPEN
 from graph.errors import GraphError
 from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
-from recall.candidates import columns_of
+from recall.candidates import TurnFields, columns_of
 from recall.items import TurnColumns
 from recall.lexical import add_bm25_term, tokenize
 
@@ -62,22 +62,6 @@ def start_bound(v: int | None) -> int:
 def end_bound(v: int | None) -> int:
     """An interval end; a missing one is already past."""
     return -NEVER if v is None else v
-
-
-@dataclass(slots=True)
-class _Fields:
-    """Some rows' columns as lists, each value as `TurnFacts` holds it."""
-
-    ids: list[str]
-    session: list[str | None]
-    ordinal: list[int | None]
-    speaker: list[str]
-    tokens: list[int]
-    valid_from: list[int | None]
-    valid_to: list[int | None]
-    quality: list[float | None]
-    similarity: list[float | None]
-    pending: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -387,23 +371,7 @@ class ProjectTurns:
         (the search did not see them either).
         """
         rows = self._rows(ids, top, window, as_of=as_of, known_at=known_at, live=live)
-        f = self._fields(rows, sims, scored)
-        return [
-            TurnFacts(
-                id=f.ids[k],
-                project=self.project,
-                session_id=f.session[k],
-                ordinal=f.ordinal[k],
-                speaker=f.speaker[k],
-                tokens=f.tokens[k],
-                valid_from=f.valid_from[k],
-                valid_to=f.valid_to[k],
-                quality=f.quality[k],
-                similarity=f.similarity[k],
-                vector_pending=bool(f.pending[k]),
-            )
-            for k in range(len(rows))
-        ]
+        return self._fields(rows, sims, scored).facts()
 
     def columns(
         self,
@@ -427,23 +395,9 @@ class ProjectTurns:
         with self.lock:
             rows = self._rows(ids, top, window, as_of=as_of, known_at=known_at, live=live)
             f = self._fields(rows, sims, cosine_of)
+            text: list[str | None] = [self.texts[r] for r in rows]
             return columns_of(
-                f.ids,
-                project=[self.project] * len(rows),
-                session=f.session,
-                ordinal=f.ordinal,
-                speaker=f.speaker,
-                tokens=f.tokens,
-                text=[self.texts[r] for r in rows],
-                valid_from=f.valid_from,
-                valid_to=f.valid_to,
-                quality=f.quality,
-                similarity=f.similarity,
-                pending=f.pending,
-                ranks=ranks,
-                bm25_of=bm25_of,
-                cosine_of=cosine_of,
-                window=window,
+                f, text, ranks=ranks, bm25_of=bm25_of, cosine_of=cosine_of, window=window
             )
 
     def _rows(
@@ -481,7 +435,9 @@ class ProjectTurns:
                         rows[near] = None
         return list(rows)
 
-    def _fields(self, rows: list[int], sims: np.ndarray | None, scored: Collection[str]) -> _Fields:
+    def _fields(
+        self, rows: list[int], sims: np.ndarray | None, scored: Collection[str]
+    ) -> TurnFields:
         """The columns of `rows`, as `TurnFacts` holds them (None for a missing value)."""
         n = len(self.ids)
         at = np.fromiter(rows, dtype=np.int64, count=len(rows))
@@ -501,8 +457,9 @@ class ProjectTurns:
             ]
         session = [self.session[r] for r in rows]
         quality = self.quality
-        return _Fields(
+        return TurnFields(
             ids=ids,
+            project=[self.project] * len(rows),
             session=session,
             ordinal=[None if o < 0 else o for o in column(self.ordinal)],
             speaker=[self.speaker[r] for r in rows],
