@@ -15,7 +15,7 @@ from core.timeutil import days_between
 from graph.kinds import CORRECTION, LESSON, PRIMER, REFERENCE_LAYER, TOPIC
 from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight
-from recall.items import FULLTEXT, VECTOR, Candidate, TurnColumns
+from recall.items import FULLTEXT, VECTOR, Candidate, TurnColumns, group_codes
 
 _WEIGHT_ONE = (REFERENCE_LAYER, PRIMER)
 """Kinds whose salience is 1 (`knowledge_weight`)."""
@@ -166,17 +166,11 @@ def session_pairs(
     Both ways round; rows without a session or an ordinal have none. Ordinals grow along
     `NEXT`, so this is the `NEXT` neighbourhood the fetch query expanded.
     """
-    codes: dict[str, int] = {}
-    sess = np.fromiter(
-        (-1 if s is None or o is None else codes.setdefault(s, len(codes)) for s, o in
-         zip(session, ordinal, strict=True)),
-        dtype=np.int64,
-        count=len(session),
-    )  # fmt: skip
+    sess, _ = group_codes([None if o is None else s for s, o in zip(session, ordinal, strict=True)])
+    ords = np.fromiter((o or 0 for o in ordinal), dtype=np.int64, count=len(ordinal))
     rows = np.flatnonzero(sess >= 0)
-    order_ = np.fromiter((ordinal[i] or 0 for i in rows.tolist()), dtype=np.int64, count=rows.size)
-    rows = rows[np.lexsort((order_, sess[rows]))]  # by session, then ordinal
-    o = np.fromiter((ordinal[i] or 0 for i in rows.tolist()), dtype=np.int64, count=rows.size)
+    rows = rows[np.lexsort((ords[rows], sess[rows]))]  # by session, then ordinal
+    o = ords[rows]
     s = sess[rows]
     a: list[np.ndarray] = []
     b: list[np.ndarray] = []

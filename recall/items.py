@@ -133,6 +133,20 @@ def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
     return not (c.valid_to_ms is not None and c.valid_to_ms <= as_of_ms)
 
 
+def group_codes(keys: Sequence[str | None]) -> tuple[np.ndarray, int]:
+    """A code per row for its key, 0, 1, ... in order of first sight, -1 for None; and how many.
+
+    How the column forms group rows (by session) with numpy.
+    """
+    codes: dict[str, int] = {}
+    out = np.fromiter(
+        (-1 if k is None else codes.setdefault(k, len(codes)) for k in keys),
+        dtype=np.int64,
+        count=len(keys),
+    )
+    return out, len(codes)
+
+
 @dataclass(slots=True, eq=False)
 class TurnColumns:
     """Turn candidates as columns: row `i` of every field is one turn.

@@ -32,7 +32,15 @@ import numpy as np
 from core.timeutil import DAY_MS
 from graph.kinds import CORRECTION, LESSON, TOPIC, TURN
 from recall.config import RankingSection
-from recall.items import FULLTEXT, VECTOR, Candidate, TurnColumns, rrf_columns, rrf_fusion
+from recall.items import (
+    FULLTEXT,
+    VECTOR,
+    Candidate,
+    TurnColumns,
+    group_codes,
+    rrf_columns,
+    rrf_fusion,
+)
 from recall.understand import QueryIntent
 
 
@@ -219,10 +227,7 @@ def session_turns(q: QueryState) -> ColumnValue:
     """`session` of every row: the same sums in the same order (best first, from 0)."""
     t, fused = q.columns
     n = len(t)
-    codes: dict[str, int] = {}
-    sess = np.fromiter(
-        (codes.setdefault(s, len(codes)) if s else -1 for s in t.session), np.int64, count=n
-    )
+    sess, sessions = group_codes([s or None for s in t.session])  # as `session_score`: no ""
     live = q.turns_live if q.turns_live is not None else np.ones(n, dtype=bool)
     rows = np.flatnonzero(live & (sess >= 0))
     if not rows.size:
@@ -232,7 +237,7 @@ def session_turns(q: QueryState) -> ColumnValue:
     first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     place = np.arange(rows.size) - np.repeat(first, np.diff(np.r_[first, rows.size]))
     top = q.w.session_top
-    total = np.zeros(len(codes))
+    total = np.zeros(sessions)
     for j in range(top):
         at = rows[place == j]
         total[sess[at]] += fused[at]
