@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import repeat
+from typing import TypeVar
 
 import numpy as np
 
@@ -192,6 +193,9 @@ class QueryState:
         return self.turns, self.turns_fused
 
 
+F = TypeVar("F", float, np.ndarray)
+"""A value or an array of them: the formulas both a signal and its column form use."""
+
 ColumnValue = tuple[np.ndarray, np.ndarray | None]
 """A signal over `QueryState.turns`: its value per row, and per row whether it applies (None:
 to every row). None instead of the pair: it applies to no row."""
@@ -341,7 +345,13 @@ def quality(c: Candidate, q: QueryState) -> float | None:
     """Items from better sessions: 1 + `quality_weight` × (quality − 0.5)."""
     if c.quality is None:
         return None
-    return 1.0 + q.w.quality_weight * (c.quality - 0.5)
+    return _quality_factor(c.quality, q.w)
+
+
+def _quality_factor(quality: F, w: RankingSection) -> F:
+    """`quality`'s factor for a session quality, or for an array of them."""
+    out: F = 1.0 + w.quality_weight * (quality - 0.5)
+    return out
 
 
 def quality_turns(q: QueryState) -> ColumnValue:
@@ -350,17 +360,21 @@ def quality_turns(q: QueryState) -> ColumnValue:
     nan = float("nan")
     of = np.fromiter((nan if v is None else v for v in t.quality), np.float64, count=len(t))
     has = ~np.isnan(of)
-    return 1.0 + q.w.quality_weight * (np.where(has, of, 0.5) - 0.5), has
+    return _quality_factor(np.where(has, of, 0.5), q.w), has
 
 
 def recency(c: Candidate, q: QueryState) -> float | None:
     """A share `recency_weight` of the score halves every `recency_half_life_days` of age."""
     if c.time_ms is None or q.now_ms is None:
         return None
-    w = q.w
-    age_days = max(0.0, (q.now_ms - c.time_ms) / DAY_MS)
-    decay: float = 0.5 ** (age_days / w.recency_half_life_days)
-    return (1.0 - w.recency_weight) + w.recency_weight * decay
+    return _recency_factor(max(0.0, (q.now_ms - c.time_ms) / DAY_MS), q.w)
+
+
+def _recency_factor(age_days: F, w: RankingSection) -> F:
+    """`recency`'s factor for an age in days, or for an array of them."""
+    decay = 0.5 ** (age_days / w.recency_half_life_days)
+    out: F = (1.0 - w.recency_weight) + w.recency_weight * decay
+    return out
 
 
 def recency_turns(q: QueryState) -> ColumnValue | None:
@@ -371,10 +385,7 @@ def recency_turns(q: QueryState) -> ColumnValue | None:
     now = q.now_ms
     at = np.fromiter((now if ms is None else ms for ms in t.time), np.int64, count=len(t))
     has = np.fromiter((ms is not None for ms in t.time), dtype=bool, count=len(t))
-    w = q.w
-    age_days = np.maximum(0.0, (now - at) / DAY_MS)
-    decay = 0.5 ** (age_days / w.recency_half_life_days)
-    return (1.0 - w.recency_weight) + w.recency_weight * decay, has
+    return _recency_factor(np.maximum(0.0, (now - at) / DAY_MS), q.w), has
 
 
 def vector_pending(c: Candidate, q: QueryState) -> float | None:
