@@ -228,23 +228,11 @@ class ProjectKnowledge:
         frequencies (live rows holding each term), the same float operations in the same order,
         so the same scores, without tokenising a text per query (rows not matched score 0).
         """
-        scores = np.zeros(len(self.hits), dtype=np.float64)
-        held: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term -> (live rows, counts there)
-        for t in q:
-            rows = self.postings.get(t)
-            if rows is not None and (keep := live[rows]).any():
-                held[t] = (rows[keep], self.freqs[t][keep])
+        held = self._terms(q, live)
         if not held:
-            return scores
+            return np.zeros(len(self.hits), dtype=np.float64)
         docs = np.unique(np.concatenate([rows for rows, _ in held.values()]))
-        n = max(stats.n_docs, docs.size, *(rows.size for rows, _ in held.values()))
-        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[docs].sum()) / docs.size or 1.0)
-        for rows, tf in held.values():  # query order: the float sums of `recall.lexical.bm25`
-            idf = bm25_idf(n, rows.size)
-            add_bm25_term(
-                scores, rows, tf, self.lengths[rows], idf, k1=stats.k1, b=stats.b, avgdl=avg
-            )
-        return scores
+        return self._scores(held, {t: rows.size for t, (rows, _) in held.items()}, docs, stats)
 
     def bm25_of(
         self,
@@ -271,20 +259,50 @@ class ProjectKnowledge:
             return {}
         pool = np.zeros(len(self.hits), dtype=bool)
         pool[rows] = True
-        held: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # term -> (pool rows, counts there)
-        for t in q:
-            at = self.postings.get(t)
-            if at is not None and (keep := pool[at]).any():
-                held[t] = (at[keep], self.freqs[t][keep])
+        held = self._terms(q, pool)
         freq = document_frequency(q, {t: at.size for t, (at, _) in held.items()}, df)
-        n = max(stats.n_docs, len(rows), *freq.values())
-        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[rows].sum()) / len(rows) or 1.0)
-        scores = np.zeros(len(self.hits), dtype=np.float64)
-        for t, (at, tf) in held.items():  # query order: the float sums of `bm25`
-            idf = bm25_idf(n, freq[t])
-            add_bm25_term(scores, at, tf, self.lengths[at], idf, k1=stats.k1, b=stats.b, avgdl=avg)
+        scores = self._scores(held, freq, np.asarray(rows, dtype=np.int64), stats)
         got = scores[rows].tolist()
         return {self.hits[r].id: s for r, s in zip(rows, got, strict=True) if s > 0}
+
+    def _terms(
+        self, q: Sequence[str], among: np.ndarray
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Query term -> (rows `among` marks that hold it, its count in each), in query order."""
+        held = {}
+        for t in q:
+            rows = self.postings.get(t)
+            if rows is not None and (keep := among[rows]).any():
+                held[t] = (rows[keep], self.freqs[t][keep])
+        return held
+
+    def _scores(
+        self,
+        held: Mapping[str, tuple[np.ndarray, np.ndarray]],
+        freq: Mapping[str, int],
+        docs: np.ndarray,
+        stats: Bm25Stats,
+    ) -> np.ndarray:
+        """BM25 per row from `_terms`, the terms added in query order.
+
+        `freq`: each term's document frequency; `docs`: the rows scored (the collection when
+        `stats` has no mean length).
+        """
+        n = max(stats.n_docs, docs.size, *freq.values())
+        avg = stats.avgdl if stats.avgdl > 0 else (int(self.lengths[docs].sum()) / docs.size or 1.0)
+        scores = np.zeros(len(self.hits), dtype=np.float64)
+        for t, (rows, tf) in held.items():  # query order: the float sums of `recall.lexical.bm25`
+            add_bm25_term(
+                scores,
+                rows,
+                tf,
+                self.lengths[rows],
+                bm25_idf(n, freq[t]),
+                k1=stats.k1,
+                b=stats.b,
+                avgdl=avg,
+            )
+        return scores
 
     def vector(self, query: np.ndarray, *, k: int, as_of: int, known_at: int) -> list[KnowledgeHit]:
         """The `k` items per kind nearest `query` (exact cosine), of those in force."""
