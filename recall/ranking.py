@@ -29,7 +29,7 @@ each signal's column form) with the same floats, and become `Ranked` only when r
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -272,17 +272,15 @@ class _TurnScores:
     why: list[tuple[str, np.ndarray, np.ndarray | None]]
     """(signal, value per row, where it applies or None: everywhere), in the registry's order."""
     made: dict[int, Ranked] = field(default_factory=dict)
-    lists: tuple[list[float], list[float], list[tuple[str, list[float], list[bool] | None]]] = (
-        [],
-        [],
-        [],
-    )
+    lists: (
+        tuple[list[float], list[float], list[tuple[str, list[float], list[bool] | None]]] | None
+    ) = None
     """The same as Python lists, made on the first read (a list item is cheaper to read)."""
 
     def ranked(self, i: int) -> Ranked:
         got = self.made.get(i)
         if got is None:
-            if not self.made:
+            if self.lists is None:
                 self.lists = (
                     self.fused.tolist(),
                     self.score.tolist(),
@@ -322,8 +320,12 @@ def score_candidates(
     fused.update(zip([turns.ids[i] for i in live_rows], of_turns, strict=True))
     active = [s for s in SIGNALS if s.active(_probe(intent, w, now_ms))]
     # a signal without a column form is asked turn by turn
-    made = [turns.candidate(i) for i in live_rows] if any(s.turns is None for s in active) else []
-    q = QueryState([*live, *made], intent, w, fused, now_ms, turns, turns_live, turns_fused)
+    made = (  # live row -> Candidate, when a signal has no column form
+        {i: turns.candidate(i) for i in live_rows} if any(s.turns is None for s in active) else {}
+    )
+    q = QueryState(
+        [*live, *made.values()], intent, w, fused, now_ms, turns, turns_live, turns_fused
+    )
     scored = _score_items(live, q, active, w)
     table = _score_turns(q, active, made, w)
     keep = np.flatnonzero(turns_live & (table.score > 0.0) & ~(table.score < w.min_score))
@@ -376,7 +378,7 @@ def _score_items(
 
 
 def _score_turns(
-    q: QueryState, active: Sequence[Signal], made: Sequence[Candidate], w: RankingSection
+    q: QueryState, active: Sequence[Signal], made: Mapping[int, Candidate], w: RankingSection
 ) -> _TurnScores:
     """Score every row of `q.turns` at once.
 
@@ -388,9 +390,8 @@ def _score_turns(
     added = np.zeros(n)
     mult = np.ones(n)
     why: list[tuple[str, np.ndarray, np.ndarray | None]] = []
-    live_rows = np.flatnonzero(q.turns_live) if made and q.turns_live is not None else None
     for s in active:
-        got = s.turns(q) if s.turns is not None else _per_row(s, q, made, live_rows, n)
+        got = s.turns(q) if s.turns is not None else _per_row(s, q, made, n)
         if got is None:
             continue
         value, applies = got
@@ -403,14 +404,11 @@ def _score_turns(
     return _TurnScores(t, fused, (fused + added) * mult, why)
 
 
-def _per_row(
-    s: Signal, q: QueryState, made: Sequence[Candidate], rows: np.ndarray | None, n: int
-) -> ColumnValue | None:
-    """A signal without a column form, asked for each live turn."""
-    assert rows is not None
+def _per_row(s: Signal, q: QueryState, made: Mapping[int, Candidate], n: int) -> ColumnValue:
+    """A signal without a column form, asked for each live turn (`made`: row -> Candidate)."""
     value = np.zeros(n)
     applies = np.zeros(n, dtype=bool)
-    for i, c in zip(rows.tolist(), made, strict=True):
+    for i, c in made.items():
         v = s.value(c, q)
         if v is not None:
             value[i] = v
