@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -126,11 +127,12 @@ def rrf_columns(
 
 def valid_at(c: Candidate, as_of_ms: int | None) -> bool:
     """Whether the item holds at event time `as_of_ms` (None: no restriction)."""
-    if as_of_ms is None:
-        return True
-    if c.valid_from_ms is not None and c.valid_from_ms > as_of_ms:
-        return False
-    return not (c.valid_to_ms is not None and c.valid_to_ms <= as_of_ms)
+    return as_of_ms is None or holds_at(c.valid_from_ms, c.valid_to_ms, as_of_ms)
+
+
+def holds_at(start: int | None, end: int | None, at: int) -> bool:
+    """Whether the interval [start, end) holds at `at` (None: open on that side)."""
+    return (start is None or start <= at) and (end is None or end > at)
 
 
 def group_codes(keys: Sequence[str | None]) -> tuple[np.ndarray, int]:
@@ -248,10 +250,7 @@ class TurnColumns:
         if as_of_ms is None:
             return np.ones(len(self.ids), dtype=bool)
         return np.fromiter(
-            (
-                (a is None or a <= as_of_ms) and (b is None or b > as_of_ms)
-                for a, b in zip(self.valid_from, self.valid_to, strict=True)
-            ),
+            map(holds_at, self.valid_from, self.valid_to, repeat(as_of_ms)),
             dtype=bool,
             count=len(self.ids),
         )
