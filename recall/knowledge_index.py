@@ -44,6 +44,7 @@ from graph.repositories.recall import (
     RecallRepository,
     derived_of_turns,
 )
+from recall.blas import one_thread
 from recall.lexical import add_bm25_term, bm25_idf, document_frequency, tokenize
 from recall.turn_index import NEVER, end_bound, start_bound
 
@@ -312,7 +313,8 @@ class ProjectKnowledge:
         rows = np.flatnonzero(live & self.has_vector)
         if rows.size == 0:
             return []
-        sims = self.vectors[rows] @ _unit(query)
+        with one_thread():
+            sims = self.vectors[rows] @ _unit(query)
         return self._best_per_kind(zip(rows.tolist(), sims.tolist(), strict=True), k, end)
 
     def similarity(self, ids: Sequence[str], query: np.ndarray) -> dict[str, float]:
@@ -322,7 +324,8 @@ class ProjectKnowledge:
         rows = [r for r in (self.pos.get(i) for i in ids) if r is not None and self.has_vector[r]]
         if not rows:
             return {}
-        sims = self.vectors[rows] @ _unit(query)
+        with one_thread():
+            sims = self.vectors[rows] @ _unit(query)
         return {self.hits[r].id: float(s) for r, s in zip(rows, sims.tolist(), strict=True)}
 
     def of_turns(self, turn_ids: Sequence[str], *, as_of: int, known_at: int) -> DerivedOfTurns:

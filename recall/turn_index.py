@@ -30,12 +30,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from core.timeutil import OPEN
 from graph.errors import GraphError
 from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
+from recall.blas import one_thread
 from recall.candidates import TurnFields, columns_of
 from recall.items import TurnColumns
 from recall.lexical import add_bm25_term, tokenize
@@ -47,9 +47,6 @@ _BLOCK = 4096
 """Rows per vector block: an embedding written updates one block in place, appends fill the last."""
 NEVER = np.iinfo(np.int64).max
 """An interval bound no time reaches: a missing start (`start_bound`) or, negated, end."""
-_BLAS = ThreadpoolController()
-"""One BLAS thread per product: a 25K x 384 product is memory-bound, and a second thread only
-doubled its CPU time (measured: 45 vs 22 CPU-ms per request at 100K turns)."""
 _CHARS_PER_WORD = 5.5
 """As `RetrievalService` turns mean characters into mean words for BM25 (`turn_stats`)."""
 
@@ -337,7 +334,7 @@ class ProjectTurns:
             return None
         norm = float(np.linalg.norm(query))
         qn = (query / norm if norm > 0 else query).astype(np.float32)
-        with _BLAS.limit(limits=1, user_api="blas"):
+        with one_thread():  # memory-bound: a second thread only adds CPU
             parts = [blk @ qn for blk in self.blocks]
         return np.concatenate(parts)[: len(self.ids)]
 
