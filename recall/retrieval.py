@@ -34,6 +34,7 @@ from recall.items import CandidateSet, TurnColumns, rrf_fusion
 from recall.knowledge_cache import RulesCache
 from recall.knowledge_index import Bm25Stats, KnowledgeIndexes, ProjectKnowledge
 from recall.lexical import bm25, prune_terms, tokenize
+from recall.offload import INLINE_MAX_QUERY_CHARS, Offload
 from recall.ranking import (
     FULLTEXT,
     VECTOR,
@@ -231,6 +232,8 @@ class RetrievalService:
         self.rules = RulesCache(repo)
         self.knowledge_index = KnowledgeIndexes(repo, max_items=ranking.knowledge_index_max_items)
         self._clocks = ClockRepository(repo.db)
+        self._offload = Offload()
+        """Where the CPU-bound steps of `context` run (the loop, or a worker thread)."""
 
     @property
     def _match_cap(self) -> int:
@@ -505,7 +508,7 @@ class RetrievalService:
         if held is not None:
             n_docs, avgdl = stats if stats is not None else await self.turn_stats(projects)
             bm = Bm25Stats(n_docs, avgdl, self.ranking.bm25_k1, self.ranking.bm25_b)
-            return await asyncio.to_thread(
+            return await self._offload.run(
                 _held_searches, held, words, vector, k, as_of, known_at, bm
             )
         text, near = await asyncio.gather(
@@ -582,7 +585,7 @@ class RetrievalService:
             return ft, vec, lists, turns
 
         (ft, vec, lists, turns), (kn, kv) = await asyncio.gather(
-            asyncio.to_thread(turn_side),
+            self._offload.run(turn_side, lock=index.lock),
             self._knowledge_searches(
                 searched,
                 projects,
@@ -910,6 +913,32 @@ class RetrievalService:
         pack: bool = True,
     ) -> ContextResult:
         """Rank context for `query` in `projects`: the whole `context` query minus formatting."""
+        with self._offload.request(inline=len(query) <= INLINE_MAX_QUERY_CHARS):
+            return await self._context(
+                query,
+                projects,
+                limit=limit,
+                token_budget=token_budget,
+                as_of=as_of,
+                known_at=known_at,
+                kinds=kinds,
+                use_vector=use_vector,
+                pack=pack,
+            )
+
+    async def _context(
+        self,
+        query: str,
+        projects: tuple[str, ...],
+        *,
+        limit: int,
+        token_budget: int | None,
+        as_of: int | None,
+        known_at: int | None,
+        kinds: frozenset[ItemKind] | None,
+        use_vector: bool,
+        pack: bool,
+    ) -> ContextResult:
         now = now_ms()
         as_of_ms = now if as_of is None else as_of
         known_ms = now if known_at is None else known_at
@@ -942,16 +971,16 @@ class RetrievalService:
             clocks=clocks,
         )
         t2 = time.perf_counter()
-        # Ranking is pure CPU (tens of ms for a long query): it runs in a worker thread so the
-        # event loop keeps serving other callers' requests meanwhile. One hop for all of it
-        # when the texts packing needs are read (the turn index's are): every hop costs CPU.
-        ranking = await asyncio.to_thread(
+        # Ranking is pure CPU (tens of ms for a long query): in a worker thread while other
+        # callers' requests are in flight, so the event loop keeps serving them (`Offload`).
+        # One step for all of it when the texts packing needs are read (the turn index's are).
+        ranking = await self._offload.run(
             self._rank, cands, intent, rules, kinds, limit, token_budget, as_of_ms, now, pack
         )
         items = ranking.items
         if items is None:  # the head's texts are read first (engine matches are read without)
             ranking.head = await self._with_texts(ranking.head, projects)
-            items = await asyncio.to_thread(self._packed, ranking, pack)
+            items = await self._offload.run(self._packed, ranking, pack)
         timings["rank"] = (time.perf_counter() - t2) * 1000
         return ContextResult(
             items=items,

@@ -12,9 +12,10 @@ search runs (one caller refreshes, the others wait for it). Deleting turns (purg
 starts a new clock epoch, and a new epoch loads the project again in full. As-of reads filter by
 the same four interval columns the engine queries do.
 
-Searches and updates run in worker threads (numpy releases the interpreter lock, and the event
-loop keeps serving), one at a time per project (`ProjectTurns.lock`), so a search never sees half
-an update. A full load builds a new index that nobody reads until it is done.
+Updates run in worker threads; searches too while other requests are in flight (numpy releases
+the interpreter lock, and the event loop keeps serving), on the loop for a lone request
+(`recall.offload`). Either way one at a time per project (`ProjectTurns.lock`), so a search never
+sees half an update. A full load builds a new index that nobody reads until it is done.
 """
 
 from __future__ import annotations
