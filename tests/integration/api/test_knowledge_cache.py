@@ -113,9 +113,10 @@ async def test_a_rule_starts_and_ends_on_time_without_a_write(graph_db) -> None:
     await CorrectionRepository(graph_db).upsert_many(
         await _rules(
             _rule(
-                "cor_now", "Run the linter before each commit.", valid_to=now + timedelta(seconds=4)
+                "cor_now", "Run the linter before each commit.", valid_to=now + timedelta(seconds=8)
             ),
-            _rule("cor_soon", "Use pnpm for every install.", valid_from=now + timedelta(seconds=2)),
+            # seconds apart, so the first reads end before one starts on a loaded machine
+            _rule("cor_soon", "Use pnpm for every install.", valid_from=now + timedelta(seconds=4)),
         )
     )
 
@@ -129,8 +130,8 @@ async def test_a_rule_starts_and_ends_on_time_without_a_write(graph_db) -> None:
     hits = svc.rules.hits
     assert await at(0) == ["cor_now"]
     assert svc.rules.hits == hits + 1  # kept: nothing starts or ends before the next instant
-    assert await at(2.2) == ["cor_now", "cor_soon"]  # started, no write in between
-    assert await at(4.2) == ["cor_soon"]  # ended
+    assert await at(4.2) == ["cor_now", "cor_soon"]  # started, no write in between
+    assert await at(8.2) == ["cor_soon"]  # ended
     # a read at another time goes to the engine, whatever is kept
     past = await svc.context(
         "install the dependencies",
