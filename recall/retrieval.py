@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -402,8 +403,8 @@ class RetrievalService:
             got = held.bm25_of(texts, words, df=df, stats=Bm25Stats(n_docs, avgdl, k1, b))
             if got is not None:
                 return got
-        return await asyncio.to_thread(  # CPU-bound: off the event loop
-            bm25, words, texts, n_docs=n_docs, avgdl=avgdl, k1=k1, b=b, df=df
+        return await self._offload.run(  # CPU-bound: `Offload` picks the thread
+            functools.partial(bm25, n_docs=n_docs, avgdl=avgdl, k1=k1, b=b, df=df), words, texts
         )
 
     async def vector(

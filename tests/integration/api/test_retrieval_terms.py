@@ -84,16 +84,12 @@ async def test_a_word_in_most_turns_reads_at_most_the_match_budget(graph_db) -> 
     assert len(await unbounded.fulltext("deploy", ("alpha",), k=0, as_of=now, known_at=now)) == 32
 
 
-async def test_ranking_work_runs_off_the_event_loop(graph_db, monkeypatch) -> None:
-    """BM25, scoring and packing are CPU-bound: they run in worker threads, never on the loop.
-
-    (Over the engine's matches; the in-process turn index searches on the loop by design.)
-    """
+def _spy_threads(monkeypatch) -> dict[str, set[int]]:
+    """Record the threads BM25, scoring and packing run in (`recall.retrieval`'s names)."""
     import threading
 
     import recall.retrieval as retrieval
 
-    await _seed(graph_db)
     threads: dict[str, set[int]] = {}
 
     def spy(name: str, real):  # records where the real function ran, then returns its answer
@@ -105,11 +101,54 @@ async def test_ranking_work_runs_off_the_event_loop(graph_db, monkeypatch) -> No
 
     for name in ("bm25", "score_candidates", "mmr_pack"):
         monkeypatch.setattr(retrieval, name, spy(name, getattr(retrieval, name)))
-    svc = RetrievalService(RecallRepository(graph_db), None, RankingSection(turn_index_max_turns=0))
-    out = await svc.context(
+    return threads
+
+
+def _engine_service(db) -> RetrievalService:
+    """Over the engine's matches (no turn index), so BM25 is computed here too."""
+    return RetrievalService(RecallRepository(db), None, RankingSection(turn_index_max_turns=0))
+
+
+async def test_a_lone_short_request_ranks_on_the_event_loop(graph_db, monkeypatch) -> None:
+    """Alone in flight, a request's CPU steps run on the loop: a worker hop buys nothing then."""
+    import threading
+
+    await _seed(graph_db)
+    threads = _spy_threads(monkeypatch)
+    out = await _engine_service(graph_db).context(
         "falkordb restart after deploy", ("alpha",), limit=5, token_budget=500, use_vector=False
     )
     assert out.items  # the spied functions did the work
+    assert threads == {name: {threading.get_ident()} for name in threads}
     assert set(threads) == {"bm25", "score_candidates", "mmr_pack"}
+
+
+async def test_ranking_runs_off_the_loop_for_a_long_query_or_beside_other_requests(
+    graph_db, monkeypatch
+) -> None:
+    """A long query's steps, and steps while other requests are in flight, run in workers."""
+    import asyncio
+    import threading
+
+    from recall.offload import INLINE_MAX_QUERY_CHARS
+
+    await _seed(graph_db)
+    svc = _engine_service(graph_db)
     loop_thread = threading.get_ident()
+    threads = _spy_threads(monkeypatch)
+    long_query = ("falkordb restart after deploy " * 40)[: INLINE_MAX_QUERY_CHARS + 50]
+    out = await svc.context(long_query, ("alpha",), limit=5, token_budget=500, use_vector=False)
+    assert out.items
+    assert set(threads) == {"bm25", "score_candidates", "mmr_pack"}
     assert all(loop_thread not in ran for ran in threads.values()), threads
+
+    threads.clear()
+    both = await asyncio.gather(
+        *(
+            svc.context(q, ("alpha",), limit=5, token_budget=500, use_vector=False)
+            for q in ("falkordb restart after deploy", "deploy the falkordb cluster")
+        )
+    )
+    assert all(r.items for r in both)
+    ran = set().union(*threads.values())
+    assert ran - {loop_thread}, threads  # overlapping requests: worker threads did some steps
