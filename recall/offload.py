@@ -7,6 +7,7 @@ requests ran at 13.1 / 13.1 / 14.6 CPU-ms each with every step on the loop again
 16.1 with the worker threads (in process, 100K turns + 10K items, 8-10 alternating rounds each,
 medians; identical results), likely because each hop moves the request's data to the other
 core's caches.
+
 So a step runs on the loop while its request is the only one in flight and in a worker thread
 once others are, and always in a worker when it would wait for a lock another thread holds (an
 index update), which would stall the loop. A request marks itself (`request()`) and says whether
