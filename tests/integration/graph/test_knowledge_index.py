@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 import numpy as np
 
@@ -127,11 +128,13 @@ async def test_context_serves_from_the_index_under_the_clock_it_was_loaded_by(
     later = (await ClockRepository(graph_db).read()).knowledge
     assert await index.current((project,), later) is None
     loaded = None
-    for _ in range(50):  # background loads are paced by their own duration
+    # Background loads are paced by their own duration: the next may start 4x the last load's
+    # time after it (seconds on a loaded machine), so wait by a deadline, not a count.
+    deadline = time.monotonic() + 60
+    while loaded is None and time.monotonic() < deadline:
         await index.wait()
         loaded = await index.current((project,), later)
-        if loaded is not None:
-            break
-        await asyncio.sleep(0.05)
+        if loaded is None:
+            await asyncio.sleep(0.05)
     assert loaded is not None
     assert loaded.clock == later
