@@ -335,9 +335,11 @@ class ProjectTurns:
             return None
         norm = float(np.linalg.norm(query))
         qn = (query / norm if norm > 0 else query).astype(np.float32)
+        n = len(self.ids)
         with one_thread():  # memory-bound: a second thread only adds CPU
-            parts = [blk @ qn for blk in self.blocks]
-        return np.concatenate(parts)[: len(self.ids)]
+            # rows of the last block past `n` hold zeros: not read (up to 4,096 x 384 floats)
+            parts = [blk[: max(0, n - i * self.block)] @ qn for i, blk in enumerate(self.blocks)]
+        return np.concatenate(parts)
 
     def _top(self, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
         """`rows` by score (ties by id), the best `k` (all when k <= 0)."""

@@ -129,3 +129,26 @@ def test_columns_hold_what_the_facts_and_texts_of_the_same_turns_hold() -> None:
     assert got.candidate(1).neighbours == ()  # another session
     assert got.candidate(0).neighbours == ("t1", "t3")
     assert got.candidate(2).scores == {"vector": 0.8}  # the vector search's score stands
+
+
+def test_equal_scores_rank_by_id_and_the_k_th_keeps_its_ties_in_order() -> None:
+    index = ProjectTurns("p", block=2)
+    # t3 and t1 tie above t2 and t0, which tie too; ids break each tie whatever the row order
+    index.apply(
+        [
+            _turn(3, "alpha alpha", _unit(0)),
+            _turn(2, "alpha beta", _unit(1)),
+            _turn(1, "alpha alpha", _unit(0)),
+            _turn(0, "alpha beta", _unit(1)),
+        ],
+        {},
+        CLOCK,
+    )
+    sims = index.similarities(np.asarray([0.8, 0.6, 0.0, 0.0], dtype=np.float32))
+    near = index.vector(sims, as_of=1000, known_at=1000, k=3)
+    assert [(h.id, round(h.score, 6)) for h in near] == [("t1", 0.8), ("t3", 0.8), ("t0", 0.6)]
+    assert all(isinstance(h.score, float) for h in near)
+    text = index.fulltext(["alpha"], as_of=1000, known_at=1000, k=0, params=PARAMS)
+    assert [h.id for h in text] == ["t1", "t3", "t0", "t2"]  # "alpha" twice scores higher
+    assert [h.text for h in text] == ["alpha alpha", "alpha alpha", "alpha beta", "alpha beta"]
+    assert text[0].score == text[1].score > text[2].score == text[3].score > 0
