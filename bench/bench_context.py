@@ -68,6 +68,7 @@ from api.app import create_app  # noqa: E402 - the repo root is put on sys.path 
 from api.config import ApiSettings  # noqa: E402
 from api.services import ApiServices  # noqa: E402
 from bench.common import (  # noqa: E402
+    in_turn,
     percentiles,
     pid_listening_on,
     process_cpu_s,
@@ -678,6 +679,7 @@ def _pooled(runs: list[dict[str, Any]], samples: list[float]) -> dict[str, Any]:
             else None
             for k in runs[0]["cpu_ms_per_request"]
         },
+        "cpu_ms_per_request_by_round": [r["cpu_ms_per_request"] for r in runs],
         "load_average_1m": [x for r in runs for x in r["load_average_1m"]],
         "runs": len(runs),
     }
@@ -709,8 +711,8 @@ async def main_neo4j(args: argparse.Namespace) -> None:
                 todo["embedded"] = graphs["embedded"]
             runs: dict[str, list[dict[str, Any]]] = {k: [] for k in todo}
             samples: dict[str, list[float]] = {k: [] for k in todo}
-            for _ in range(args.rounds):
-                for key, g in todo.items():
+            for rnd in range(args.rounds):
+                for key, g in in_turn(list(todo.items()), rnd):
                     r = await serve_and_measure(
                         g, queries, 1, args.port, cache=True, samples=samples[key]
                     )
@@ -784,9 +786,9 @@ async def main_compare(args: argparse.Namespace) -> None:
         graphs = {e: await stack.enter_async_context(bench_graph(args, e)) for e in engines}
         runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
         samples: dict[tuple[str, str], list[float]] = {}
-        for _ in range(args.rounds):
+        for rnd in range(args.rounds):
             for e, g in graphs.items():
-                for code, tree in codes.items():
+                for code, tree in in_turn(list(codes.items()), rnd):
                     r = await serve_and_measure(
                         g,
                         g.queries[: args.single_requests],
@@ -856,7 +858,12 @@ async def main() -> None:
     ap.add_argument(
         "--neo4j-quantization", choices=("migrated", "on", "off", "both"), default="migrated"
     )
-    ap.add_argument("--rounds", type=int, default=3, help="alternating single-client rounds")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="alternating single-client rounds, the order reversed every other round",
+    )
     ap.add_argument("--single-requests", type=int, default=100, help="per single-client round")
     ap.add_argument("--out", default="context_neo4j", help="result name (neo4j/both)")
     ap.add_argument("--build-only", action="store_true", help="build (or keep) the graphs, exit")

@@ -8,7 +8,7 @@ import platform
 import resource
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tests.support.engine import process_cpu_s
 from tests.support.load import percentiles
@@ -106,3 +106,16 @@ def pid_listening_on(address: str) -> int | None:
         except OSError:
             continue
     return None
+
+
+T = TypeVar("T")
+
+
+def in_turn(items: list[T], round_no: int) -> list[T]:
+    """`items` in order on even rounds and reversed on odd ones (A B, B A, A B, ...).
+
+    The machine's speed drifts during a run (`bench/bench_context.py` measured the same code at
+    15.9 then 20.4 CPU-ms a request within one run): in one fixed order, the configuration
+    measured second would take the drift every round.
+    """
+    return list(items) if round_no % 2 == 0 else list(reversed(items))
