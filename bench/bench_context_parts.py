@@ -6,7 +6,8 @@ Runs `RetrievalService.context` in this process (no HTTP or GraphQL) on the grap
 `bench/bench_context.py` (100K turns + 10K knowledge items over 4 projects, kept in `--data-dir`
 between runs), one caller at a time, query vectors cached (the model's cost is measured
 elsewhere), with the turn index loaded. Each variant runs the same queries; the variants take
-turns over `--rounds` rounds so a change in the machine's load falls on all of them. Per variant:
+turns over `--rounds` rounds, in reverse order every other round (`bench.common.in_turn`), so a
+change in the machine's speed falls on all of them. Per variant:
 CPU-ms per request of this process and of the engine, and latency.
 
 - `defaults`: every source, as served (the rules in force kept in process, the knowledge index
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai.embed import CachedEmbedder, LocalEmbedder
 from bench.bench_context import bench_arguments, bench_graph
-from bench.common import process_cpu_s, write_result
+from bench.common import in_turn, process_cpu_s, write_result
 from graph.repositories.recall import RecallRepository
 from recall.config import RankingSection
 from recall.retrieval import RetrievalService
@@ -101,8 +102,8 @@ async def main() -> None:
                 await svc.context(q, (project,), limit=20, token_budget=2000)
             await svc.knowledge_index.wait()
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in VARIANTS}
-        for _ in range(args.rounds):
-            for name, svc in services.items():
+        for rnd in range(args.rounds):
+            for name, svc in in_turn(list(services.items()), rnd):
                 runs[name].append(await _measure(svc, g.queries, g.engine_pid))
         results = {name: _summary(r) for name, r in runs.items()}
         base = results["defaults"]["cpu_ms_per_request"]["total"]
