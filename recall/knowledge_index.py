@@ -313,9 +313,9 @@ class ProjectKnowledge:
         rows = np.flatnonzero(live & self.has_vector)
         if rows.size == 0:
             return []
-        with one_thread():
-            sims = self.vectors[rows] @ _unit(query)
-        return self._best_per_kind(zip(rows.tolist(), sims.tolist(), strict=True), k, end)
+        return self._best_per_kind(
+            zip(rows.tolist(), self._cosines(rows, query), strict=True), k, end
+        )
 
     def similarity(self, ids: Sequence[str], query: np.ndarray) -> dict[str, float]:
         """Item id -> cosine similarity to `query` for the embedded items among `ids`."""
@@ -324,9 +324,14 @@ class ProjectKnowledge:
         rows = [r for r in (self.pos.get(i) for i in ids) if r is not None and self.has_vector[r]]
         if not rows:
             return {}
+        return {self.hits[r].id: s for r, s in zip(rows, self._cosines(rows, query), strict=True)}
+
+    def _cosines(self, rows: np.ndarray | list[int], query: np.ndarray) -> list[float]:
+        """Cosine similarity of each of `rows` (embedded items) to `query`, on one BLAS thread."""
         with one_thread():
             sims = self.vectors[rows] @ _unit(query)
-        return {self.hits[r].id: float(s) for r, s in zip(rows, sims.tolist(), strict=True)}
+        out: list[float] = sims.tolist()
+        return out
 
     def of_turns(self, turn_ids: Sequence[str], *, as_of: int, known_at: int) -> DerivedOfTurns:
         """Lessons, corrections and facts derived from `turn_ids` (`knowledge_of_turns`)."""
