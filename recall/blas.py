@@ -6,7 +6,8 @@ with requests, so the split buys no wall time and the spinning is pure cost: a 2
 took twice the CPU with a second thread (45 vs 22 CPU-ms per `context` request at 100K turns,
 `bench/bench_context.py`), and a 2.5K x 384 one, the size of a project's knowledge index in that
 bench, ~1.8 CPU-ms more per call than on one thread when called in a loop (2 cores). Every
-product the turn and knowledge indexes make is taken inside `one_thread()`.
+product the knowledge index makes is taken inside `one_thread()` (the turn index makes none:
+`recall.scan` scans its codes in one compiled loop and takes exact cosines with `np.einsum`).
 """
 
 from __future__ import annotations

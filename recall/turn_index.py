@@ -1,8 +1,9 @@
 """The in-process turn index: a project's turns held by the API, searched without the engine.
 
 `context` over a single project finds its turn candidates here: BM25 over postings built once per
-turn (the stems `recall.lexical` uses), exact cosine similarity over the embeddings, and each
-candidate's columns, neighbours and text. The engine answers only the knowledge reads.
+turn (the stems `recall.lexical` uses), exact cosine similarity over the embeddings (in two
+passes, `recall.scan`), and each candidate's columns, neighbours and text. The engine answers
+only the knowledge reads.
 
 It is exact, never stale: every write to a turn or a session moves the graph's turn clock inside
 the same transaction and logs the ids it changed under the new sequence number
@@ -36,10 +37,11 @@ from core.timeutil import OPEN
 from graph.errors import GraphError
 from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
-from recall.blas import one_thread
 from recall.candidates import TurnFields, columns_of
 from recall.items import TurnColumns
 from recall.lexical import add_bm25_term, tokenize
+from recall.scan import Cosines, quantize
+from recall.scan import warm as warm_scan
 
 log = logging.getLogger("remgraph.recall.turn_index")
 
@@ -104,6 +106,13 @@ class ProjectTurns:
         """Live turns per term: read without the lock (a dict read is atomic)."""
         self.has_vector = array("b")
         self.blocks: list[np.ndarray] = []
+        """Unit embeddings, float32, `block` rows each (zeros for a row without one)."""
+        self.codes: list[np.ndarray] = []
+        self.scales: list[np.ndarray] = []
+        self.errors: list[np.ndarray] = []
+        """The same rows as int8 codes, with a scale and an error each, for `recall.scan`."""
+        self.unquantized: list[int] = []
+        """Rows whose vector was written since the codes were last made."""
         self.dimensions = dimensions
         self.quality: dict[str, float | None] = {}
         self.by_session: dict[str, dict[int, int]] = {}
@@ -177,6 +186,9 @@ class ProjectTurns:
             return
         while len(self.blocks) * self.block < len(self.ids):
             self.blocks.append(np.zeros((self.block, self.dimensions), dtype=np.float32))
+            self.codes.append(np.zeros((self.block, self.dimensions), dtype=np.int8))
+            self.scales.append(np.zeros(self.block, dtype=np.float32))
+            self.errors.append(np.zeros(self.block, dtype=np.float32))
 
     def _unlink(self, row: int) -> None:
         sid = self.session[row]
@@ -208,6 +220,21 @@ class ProjectTurns:
         norm = float(np.linalg.norm(v))
         self.blocks[row // self.block][row % self.block] = v / norm if norm > 0 else v
         self.has_vector[row] = 1 if norm > 0 else 0
+        self.unquantized.append(row)
+
+    def _quantize(self) -> None:
+        """Codes for the rows written since the last search, a block at a time."""
+        if not self.unquantized:
+            return
+        rows = np.unique(np.asarray(self.unquantized, dtype=np.int64))
+        self.unquantized.clear()
+        which = rows // self.block
+        for b in np.unique(which).tolist():
+            local = rows[which == b] - b * self.block
+            codes, scale, error = quantize(self.blocks[b][local])
+            self.codes[b][local] = codes
+            self.scales[b][local] = scale
+            self.errors[b][local] = error
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -248,7 +275,7 @@ class ProjectTurns:
         k_text: int,
         k_vector: int,
         params: Bm25Params,
-    ) -> tuple[list[TurnHit], list[TurnHit], np.ndarray | None, np.ndarray]:
+    ) -> tuple[list[TurnHit], list[TurnHit], Cosines | None, np.ndarray]:
         """(BM25 hits, nearest by cosine, every row's cosine, the live mask) for one query.
 
         Under the lock. The mask is `live(as_of, known_at)`, for `candidates` to reuse.
@@ -303,13 +330,11 @@ class ProjectTurns:
         if live is None:
             live = self.live(as_of, known_at)
         hit = np.flatnonzero(touched & live & (scores > 0))
-        return [
-            TurnHit(self.ids[i], float(scores[i]), self.texts[i]) for i in self._top(hit, scores, k)
-        ]
+        return [TurnHit(self.ids[i], s, self.texts[i]) for s, i in self._top(hit, scores[hit], k)]
 
     def vector(
         self,
-        sims: np.ndarray | None,
+        sims: Cosines | None,
         *,
         as_of: int,
         known_at: int,
@@ -327,28 +352,34 @@ class ProjectTurns:
         if live is None:
             live = self.live(as_of, known_at)
         hit = np.flatnonzero(has & live)
-        return [TurnHit(self.ids[i], float(sims[i])) for i in self._top(hit, sims, k)]
+        rows, cosine = sims.contenders(hit, k)
+        return [TurnHit(self.ids[i], s) for s, i in self._top(rows, cosine, k)]
 
-    def similarities(self, query: np.ndarray) -> np.ndarray | None:
+    def similarities(self, query: np.ndarray) -> Cosines | None:
         """Cosine similarity of every row to `query` (rows without a vector score 0)."""
         if self.dimensions is None or query.shape[0] != self.dimensions or not self.ids:
             return None
         norm = float(np.linalg.norm(query))
         qn = (query / norm if norm > 0 else query).astype(np.float32)
-        n = len(self.ids)
-        with one_thread():  # memory-bound: a second thread only adds CPU
-            # rows of the last block past `n` hold zeros: not read (up to 4,096 x 384 floats)
-            parts = [blk[: max(0, n - i * self.block)] @ qn for i, blk in enumerate(self.blocks)]
-        return np.concatenate(parts)
+        self._quantize()
+        return Cosines(
+            self.blocks, self.codes, self.scales, self.errors, self.block, len(self.ids), qn
+        )
 
-    def _top(self, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
-        """`rows` by score (ties by id), the best `k` (all when k <= 0)."""
+    def _top(self, rows: np.ndarray, part: np.ndarray, k: int) -> list[tuple[float, int]]:
+        """(score, row) of `rows` scored `part`, by score (ties by id).
+
+        The best `k`, all when k <= 0.
+        """
         if k > 0 and rows.size > k:
-            part = scores[rows]
             # keep every row tied with the k-th, so ties break by id as the engine queries do
             kth = np.partition(part, part.size - k)[part.size - k]
-            rows = rows[part >= kth]
-        ordered = sorted(rows.tolist(), key=lambda i: (-scores[i], self.ids[i]))
+            keep = part >= kth
+            rows, part = rows[keep], part[keep]
+        ids = self.ids
+        ordered = sorted(
+            zip(part.tolist(), rows.tolist(), strict=True), key=lambda p: (-p[0], ids[p[1]])
+        )
         return ordered if k <= 0 else ordered[:k]
 
     def facts(
@@ -359,7 +390,7 @@ class ProjectTurns:
         *,
         as_of: int,
         known_at: int,
-        sims: np.ndarray | None,
+        sims: Cosines | None,
         scored: Collection[str],
         live: np.ndarray | None = None,
     ) -> list[TurnFacts]:
@@ -381,7 +412,7 @@ class ProjectTurns:
         *,
         as_of: int,
         known_at: int,
-        sims: np.ndarray | None,
+        sims: Cosines | None,
         live: np.ndarray | None,
         ranks: Mapping[str, dict[str, int]],
         bm25_of: Mapping[str, float],
@@ -435,9 +466,7 @@ class ProjectTurns:
                         rows[near] = None
         return list(rows)
 
-    def _fields(
-        self, rows: list[int], sims: np.ndarray | None, scored: Collection[str]
-    ) -> TurnFields:
+    def _fields(self, rows: list[int], sims: Cosines | None, scored: Collection[str]) -> TurnFields:
         """The columns of `rows`, as `TurnFacts` holds them (None for a missing value)."""
         n = len(self.ids)
         at = np.fromiter(rows, dtype=np.int64, count=len(rows))
@@ -450,11 +479,10 @@ class ProjectTurns:
         similarity: list[float | None] = [None] * len(rows)
         if sims is not None:
             with_vector = column(self.has_vector, np.int8)
-            cosine = sims[at].tolist()
-            similarity = [
-                c if v and i not in scored else None
-                for i, v, c in zip(ids, with_vector, cosine, strict=True)
-            ]
+            need = [j for j, (i, v) in enumerate(zip(ids, with_vector, strict=True)) if v]
+            need = [j for j in need if ids[j] not in scored]  # `scored`: known already
+            for j, c in zip(need, sims.exact(at[need]).tolist(), strict=True):
+                similarity[j] = c
         session = [self.session[r] for r in rows]
         quality = self.quality
         return TurnFields(
@@ -604,6 +632,7 @@ class TurnIndexes:
 
     async def _warm(self, freeze: bool) -> None:
         try:
+            await asyncio.to_thread(warm_scan)  # compile it now, not in the first request
             projects = await self._clock.projects()
             self._warming.update(projects)
             for project in projects:
