@@ -30,6 +30,7 @@ from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, 
 from recall.candidates import TurnFields, columns_of
 from recall.items import TurnColumns
 from recall.lexical import add_bm25_term, tokenize
-from recall.scan import Cosines, quantize
+from recall.scan import Cosines, quantize, shelf
 from recall.scan import warm as warm_scan
 
 log = logging.getLogger("remgraph.recall.turn_index")
@@ -113,6 +114,8 @@ class ProjectTurns:
         """The same rows as int8 codes, with a scale and an error each, for `recall.scan`."""
         self.unquantized: list[int] = []
         """Rows whose vector was written since the codes were last made."""
+        self.shelf: Any = None
+        """`blocks` as the kernels read them (`recall.scan.shelf`), made at the first search."""
         self.dimensions = dimensions
         self.quality: dict[str, float | None] = {}
         self.by_session: dict[str, dict[int, int]] = {}
@@ -362,8 +365,9 @@ class ProjectTurns:
         norm = float(np.linalg.norm(query))
         qn = (query / norm if norm > 0 else query).astype(np.float32)
         self._quantize()
+        self.shelf = shelf(self.blocks, self.shelf)
         return Cosines(
-            self.blocks, self.codes, self.scales, self.errors, self.block, len(self.ids), qn
+            self.shelf, self.codes, self.scales, self.errors, self.block, len(self.ids), qn
         )
 
     def _top(self, rows: np.ndarray, part: np.ndarray, k: int) -> list[tuple[float, int]]:

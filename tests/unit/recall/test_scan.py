@@ -8,7 +8,7 @@ import pytest
 from core.timeutil import OPEN
 from graph.repositories.clocks import TurnClock
 from graph.repositories.recall import IndexedTurn
-from recall.scan import Cosines, bound, quantize
+from recall.scan import Cosines, bound, quantize, shelf
 from recall.turn_index import ProjectTurns
 
 
@@ -29,7 +29,7 @@ def _cosines(rows: np.ndarray, q: np.ndarray, block: int) -> Cosines:
         codes.append(c)
         scales.append(s)
         errors.append(e)
-    return Cosines(blocks, codes, scales, errors, block, rows.shape[0], q)
+    return Cosines(shelf(blocks), codes, scales, errors, block, rows.shape[0], q)
 
 
 @pytest.mark.parametrize("positive", [False, True])
