@@ -7,7 +7,7 @@ took twice the CPU with a second thread (45 vs 22 CPU-ms per `context` request a
 `bench/bench_context.py`), and a 2.5K x 384 one, the size of a project's knowledge index in that
 bench, ~1.8 CPU-ms more per call than on one thread when called in a loop (2 cores). Every
 product the knowledge index makes is taken inside `one_thread()` (the turn index makes none:
-`recall.scan` scans its codes in one compiled loop and takes exact cosines with `np.einsum`).
+`recall.scan` scans its codes and takes exact cosines in compiled loops).
 """
 
 from __future__ import annotations

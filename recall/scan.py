@@ -139,7 +139,7 @@ def _scan() -> Callable[..., None]:
 
 
 def _dot() -> Callable[..., None]:
-    # strict float32 in column order: the exact cosine is one function of the row and the query
+    # strict float32, sums in a fixed order: the exact cosine is one function of row and query
     return _compiled(_dot_py, fastmath=False)
 
 

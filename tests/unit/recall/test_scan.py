@@ -5,11 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.timeutil import OPEN
-from graph.repositories.clocks import TurnClock
-from graph.repositories.recall import IndexedTurn
 from recall.scan import Cosines, bound, quantize, shelf
-from recall.turn_index import ProjectTurns
 
 
 def _unit_rows(rng: np.random.Generator, n: int, d: int, positive: bool = False) -> np.ndarray:
@@ -86,45 +82,3 @@ def test_a_zero_row_quantizes_to_nothing() -> None:
     assert not codes.any()
     assert not scale.any()
     assert not error.any()
-
-
-def _turn(i: int, embedding: list[float]) -> IndexedTurn:
-    return IndexedTurn(
-        id=f"t{i:03d}",
-        session_id="s",
-        ordinal=i,
-        speaker="user",
-        tokens=3,
-        valid_from=100,
-        valid_to=OPEN,
-        recorded_at=100,
-        expired_at=OPEN,
-        vector_pending=False,
-        text=f"turn {i}",
-        embedding=embedding,
-    )
-
-
-def test_the_index_vector_search_matches_a_brute_force_one_after_rewrites() -> None:
-    rng = np.random.default_rng(8)
-    vecs = _unit_rows(rng, 300, 32)
-    index = ProjectTurns("p", block=64)
-    clock = TurnClock(epoch=1, seq=1)
-    index.apply([_turn(i, vecs[i].tolist()) for i in range(300)], {}, clock)
-    q = _unit_rows(rng, 1, 32)[0]
-
-    def brute() -> list[str]:
-        scored = sorted((-float(vecs[i] @ q), f"t{i:03d}") for i in range(300))
-        return [t for _, t in scored[:10]]
-
-    def found() -> list[str]:
-        return [h.id for h in index.vector(index.similarities(q), as_of=200, known_at=200, k=10)]
-
-    assert found() == brute()
-    # the best row moves away and a far one becomes the nearest: the codes follow the writes
-    best = int(found()[0][1:])
-    far = int(np.argmin(vecs @ q))
-    vecs[best], vecs[far] = -q, q
-    index.apply([_turn(best, vecs[best].tolist()), _turn(far, vecs[far].tolist())], {}, clock)
-    assert found() == brute()
-    assert found()[0] == f"t{far:03d}"

@@ -152,3 +152,30 @@ def test_equal_scores_rank_by_id_and_the_k_th_keeps_its_ties_in_order() -> None:
     assert [h.id for h in text] == ["t1", "t3", "t0", "t2"]  # "alpha" twice scores higher
     assert [h.text for h in text] == ["alpha alpha", "alpha alpha", "alpha beta", "alpha beta"]
     assert text[0].score == text[1].score > text[2].score == text[3].score > 0
+
+
+def test_the_vector_search_matches_a_brute_force_one_after_rewrites() -> None:
+    rng = np.random.default_rng(8)
+    vecs = rng.standard_normal((300, 32))
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    index = ProjectTurns("p", block=64)
+    index.apply([_turn(i, f"turn {i}", vecs[i].tolist()) for i in range(300)], {}, CLOCK)
+    q = rng.standard_normal(32)
+    q = (q / np.linalg.norm(q)).astype(np.float32)
+
+    def brute() -> list[str]:
+        scored = sorted((-float(vecs[i] @ q), f"t{i}") for i in range(300))
+        return [t for _, t in scored[:10]]
+
+    def found() -> list[str]:
+        return [h.id for h in index.vector(index.similarities(q), as_of=1000, known_at=1000, k=10)]
+
+    assert found() == brute()
+    # the best row moves away and a far one becomes the nearest: the codes follow the writes
+    best = int(found()[0][1:])
+    far = int(np.argmin(vecs @ q))
+    vecs[best], vecs[far] = -q, q
+    rewritten = [_turn(i, f"turn {i}", vecs[i].tolist()) for i in (best, far)]
+    index.apply(rewritten, {}, CLOCK)
+    assert found() == brute()
+    assert found()[0] == f"t{far}"
