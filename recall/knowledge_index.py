@@ -123,7 +123,9 @@ class ProjectKnowledge:
         self._fields: list[tuple[Any, ...]] = [_VALUES(h) for h in held]
         """Each hit's field values in order, for `_hit` to copy."""
         self.pos = {h.id: i for i, h in enumerate(held)}
-        self.kinds = [h.kind for h in held]
+        kinds = list(dict.fromkeys(h.kind for h in held))
+        self.kind_codes = np.array([kinds.index(h.kind) for h in held], dtype=np.int64)
+        """Each row's kind as a number (rows of one kind share it)."""
         t = [times[h.id] for h in held]
         self.valid_from = np.array([start_bound(x.valid_from) for x in t], dtype=np.int64)
         self.valid_to = np.array([end_bound(x.valid_to) for x in t], dtype=np.int64)
@@ -197,15 +199,30 @@ class ProjectKnowledge:
         return self._recorded(as_of, known_at) & (end > as_of), end
 
     def _best_per_kind(
-        self, scored: Iterable[tuple[int, float]], k: int, end: np.ndarray
+        self, rows: np.ndarray, scores: np.ndarray, k: int, end: np.ndarray
     ) -> list[KnowledgeHit]:
-        """The `k` best-scored rows of each kind, best first, equal scores by id."""
-        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
-        for r, score in scored:
-            per_kind[self.kinds[r]].append((-score, self.hits[r].id, r))
+        """The `k` best-scored of `rows` of each kind, best first, equal scores by id.
+
+        Kinds in the order `rows` first holds them; only the rows that can be among a kind's `k`
+        best (every tie with the k-th included) are sorted.
+        """
+        if not rows.size:
+            return []
+        codes = self.kind_codes[rows]
+        kinds, first = np.unique(codes, return_index=True)
         out: list[KnowledgeHit] = []
-        for found in per_kind.values():
-            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
+        for code in kinds[np.argsort(first)].tolist():
+            mine = codes == code
+            at, score = rows[mine], scores[mine]
+            if at.size > k:
+                kth = np.partition(score, at.size - k)[at.size - k]
+                keep = score >= kth
+                at, score = at[keep], score[keep]
+            at_list = at.tolist()
+            found = sorted(
+                zip((-score).tolist(), [self.hits[r].id for r in at_list], at_list, strict=True)
+            )
+            out.extend(self._hit(r, -neg, end) for neg, _, r in found[:k])
         return out
 
     # -- searches --------------------------------------------------------------------------------
@@ -220,7 +237,7 @@ class ProjectKnowledge:
         live, end = self._in_force(as_of, known_at)
         scores = self._bm25(q, live, stats)
         rows = np.flatnonzero(scores > 0)
-        return self._best_per_kind(zip(rows.tolist(), scores[rows].tolist(), strict=True), k, end)
+        return self._best_per_kind(rows, scores[rows], k, end)
 
     def _bm25(self, q: Sequence[str], live: np.ndarray, stats: Bm25Stats) -> np.ndarray:
         """Every row's BM25 for the query terms `q` over the live rows holding any of them.
@@ -313,9 +330,7 @@ class ProjectKnowledge:
         rows = np.flatnonzero(live & self.has_vector)
         if rows.size == 0:
             return []
-        return self._best_per_kind(
-            zip(rows.tolist(), self._cosines(rows, query), strict=True), k, end
-        )
+        return self._best_per_kind(rows, self._cosines(rows, query), k, end)
 
     def similarity(self, ids: Sequence[str], query: np.ndarray) -> dict[str, float]:
         """Item id -> cosine similarity to `query` for the embedded items among `ids`."""
@@ -324,14 +339,14 @@ class ProjectKnowledge:
         rows = [r for r in (self.pos.get(i) for i in ids) if r is not None and self.has_vector[r]]
         if not rows:
             return {}
-        return {self.hits[r].id: s for r, s in zip(rows, self._cosines(rows, query), strict=True)}
+        sims = self._cosines(rows, query).tolist()
+        return {self.hits[r].id: s for r, s in zip(rows, sims, strict=True)}
 
-    def _cosines(self, rows: np.ndarray | list[int], query: np.ndarray) -> list[float]:
+    def _cosines(self, rows: np.ndarray | list[int], query: np.ndarray) -> np.ndarray:
         """Cosine similarity of each of `rows` (embedded items) to `query`, on one BLAS thread."""
         with one_thread():
-            sims = self.vectors[rows] @ _unit(query)
-        out: list[float] = sims.tolist()
-        return out
+            sims: np.ndarray = self.vectors[rows] @ _unit(query)
+        return sims
 
     def of_turns(self, turn_ids: Sequence[str], *, as_of: int, known_at: int) -> DerivedOfTurns:
         """Lessons, corrections and facts derived from `turn_ids` (`knowledge_of_turns`)."""
