@@ -9,6 +9,7 @@ Also the two candidate lists (`FULLTEXT`, `VECTOR`) and their reciprocal-rank fu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -134,25 +135,6 @@ def holds_at(start: int | None, end: int | None, at: int) -> bool:
     return (start is None or start <= at) and (end is None or end > at)
 
 
-def best_first(scores: np.ndarray, ids: Sequence[str]) -> np.ndarray:
-    """The positions of `scores` by score, highest first, equal scores by `ids` (one per position).
-
-    The order of `sorted(..., key=lambda i: (-scores[i], ids[i]))`; numpy orders the scores, and
-    only runs of equal scores (rare) are sorted by id in Python.
-    """
-    order = np.argsort(-scores, kind="stable")
-    best = scores[order]
-    tied = np.flatnonzero(best[1:] == best[:-1])  # i: positions i and i + 1 of the order tie
-    if not tied.size:
-        return order
-    cont = tied[1:] == tied[:-1] + 1  # a tie that continues the one before
-    out = order.tolist()
-    firsts, lasts = tied[np.r_[True, ~cont]].tolist(), tied[np.r_[~cont, True]].tolist()
-    for a, b in zip(firsts, lasts, strict=True):  # positions a .. b + 1 tie
-        out[a : b + 2] = sorted(out[a : b + 2], key=ids.__getitem__)
-    return np.asarray(out, dtype=np.int64)
-
-
 def group_codes(keys: Sequence[str | None]) -> tuple[np.ndarray, int]:
     """A code per row for its key, 0, 1, ... in order of first sight, -1 for None; and how many.
 
@@ -203,8 +185,6 @@ class TurnColumns:
     """Neighbour pairs (row, neighbour row), both ways: `Candidate.neighbours` by row."""
     pos: dict[str, int] = field(default_factory=dict)
     """Turn id -> row."""
-    _rows: _RowValues | None = field(default=None, repr=False)
-    """The per-row values `candidate` reads, made at its first call."""
 
     def __post_init__(self) -> None:
         if not self.pos:
@@ -264,7 +244,6 @@ class TurnColumns:
             i = self.pos.get(t)
             if i is not None:
                 self.superseded[i] = True
-        self._rows = None
 
     def valid_at(self, as_of_ms: int | None) -> np.ndarray:
         """Per row, whether its candidate is `valid_at` the time."""
@@ -278,27 +257,26 @@ class TurnColumns:
 
     def neighbours(self, i: int) -> tuple[str, ...]:
         """The ids of row `i`'s neighbours, sorted."""
-        return self._values().neighbours(self.ids, i)
-
-    def _values(self) -> _RowValues:
-        got = self._rows
-        if got is None:
-            got = self._rows = _RowValues.of(self)
-        return got
+        a, b = self.near
+        return tuple(sorted(self.ids[j] for j in b[a == i].tolist()))
 
     def candidate(self, i: int) -> Candidate:
         """Row `i` as a `Candidate`."""
-        v = self._values()
         ranks: dict[str, int] = {}
         scores: dict[str, float] = {}
-        rf, rv, bm25, cosine = v.fulltext_rank[i], v.vector_rank[i], v.bm25[i], v.cosine[i]
+        rf, rv, bm25, cosine = (
+            int(self.fulltext_rank[i]),
+            int(self.vector_rank[i]),
+            float(self.bm25[i]),
+            float(self.cosine[i]),
+        )
         if rf >= 1:
             ranks[FULLTEXT] = rf
         if rv >= 1:
             ranks[VECTOR] = rv
-        if bm25 == bm25:  # not NaN
+        if not math.isnan(bm25):
             scores[FULLTEXT] = bm25
-        if cosine == cosine:
+        if not math.isnan(cosine):
             scores[VECTOR] = cosine
         text = self.text[i]
         return Candidate(
@@ -317,49 +295,11 @@ class TurnColumns:
             valid_from_ms=self.valid_from[i],
             valid_to_ms=self.valid_to[i],
             turn_ids=(self.ids[i],),
-            neighbours=v.neighbours(self.ids, i),
+            neighbours=self.neighbours(i),
             quality=self.quality[i],
-            vector_pending=v.pending[i],
-            superseded=v.superseded[i],
+            vector_pending=bool(self.pending[i]),
+            superseded=bool(self.superseded[i]),
         )
-
-
-@dataclass(slots=True)
-class _RowValues:
-    """`TurnColumns`' arrays as Python values, and each row's neighbour rows (`TurnColumns.near`).
-
-    A few dozen rows a query become `Candidate`s; a list item is cheaper to read than an array's.
-    """
-
-    fulltext_rank: list[int]
-    vector_rank: list[int]
-    bm25: list[float]
-    cosine: list[float]
-    pending: list[bool]
-    superseded: list[bool]
-    near: list[int]
-    """Neighbour rows, grouped by row: row `i`'s are `near[start[i]:start[i + 1]]`."""
-    start: list[int]
-
-    @classmethod
-    def of(cls, t: TurnColumns) -> _RowValues:
-        a, b = t.near
-        order = np.argsort(a, kind="stable")
-        start = np.searchsorted(a[order], np.arange(len(t.ids) + 1))
-        return cls(
-            t.fulltext_rank.tolist(),
-            t.vector_rank.tolist(),
-            t.bm25.tolist(),
-            t.cosine.tolist(),
-            t.pending.tolist(),
-            t.superseded.tolist(),
-            b[order].tolist(),
-            start.tolist(),
-        )
-
-    def neighbours(self, ids: Sequence[str], i: int) -> tuple[str, ...]:
-        """The ids of row `i`'s neighbours, sorted."""
-        return tuple(sorted([ids[j] for j in self.near[self.start[i] : self.start[i + 1]]]))
 
 
 @dataclass(slots=True)

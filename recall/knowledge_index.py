@@ -123,9 +123,7 @@ class ProjectKnowledge:
         self._fields: list[tuple[Any, ...]] = [_VALUES(h) for h in held]
         """Each hit's field values in order, for `_hit` to copy."""
         self.pos = {h.id: i for i, h in enumerate(held)}
-        kinds = list(dict.fromkeys(h.kind for h in held))
-        self.kind_codes = np.array([kinds.index(h.kind) for h in held], dtype=np.int64)
-        """Each row's kind as a number (rows of one kind share it)."""
+        self.kinds = [h.kind for h in held]
         t = [times[h.id] for h in held]
         self.valid_from = np.array([start_bound(x.valid_from) for x in t], dtype=np.int64)
         self.valid_to = np.array([end_bound(x.valid_to) for x in t], dtype=np.int64)
@@ -199,30 +197,15 @@ class ProjectKnowledge:
         return self._recorded(as_of, known_at) & (end > as_of), end
 
     def _best_per_kind(
-        self, rows: np.ndarray, scores: np.ndarray, k: int, end: np.ndarray
+        self, scored: Iterable[tuple[int, float]], k: int, end: np.ndarray
     ) -> list[KnowledgeHit]:
-        """The `k` best-scored of `rows` of each kind, best first, equal scores by id.
-
-        Kinds in the order `rows` first holds them; only the rows that can be among a kind's `k`
-        best (every tie with the k-th included) are sorted.
-        """
-        if not rows.size:
-            return []
-        codes = self.kind_codes[rows]
-        kinds, first = np.unique(codes, return_index=True)
+        """The `k` best-scored rows of each kind, best first, equal scores by id."""
+        per_kind: dict[ItemKind, list[tuple[float, str, int]]] = defaultdict(list)
+        for r, score in scored:
+            per_kind[self.kinds[r]].append((-score, self.hits[r].id, r))
         out: list[KnowledgeHit] = []
-        for code in kinds[np.argsort(first)].tolist():
-            mine = codes == code
-            at, score = rows[mine], scores[mine]
-            if at.size > k:
-                kth = np.partition(score, at.size - k)[at.size - k]
-                keep = score >= kth
-                at, score = at[keep], score[keep]
-            at_list = at.tolist()
-            found = sorted(
-                zip((-score).tolist(), [self.hits[r].id for r in at_list], at_list, strict=True)
-            )
-            out.extend(self._hit(r, -neg, end) for neg, _, r in found[:k])
+        for found in per_kind.values():
+            out.extend(self._hit(r, -neg, end) for neg, _, r in sorted(found)[:k])
         return out
 
     # -- searches --------------------------------------------------------------------------------
@@ -237,7 +220,7 @@ class ProjectKnowledge:
         live, end = self._in_force(as_of, known_at)
         scores = self._bm25(q, live, stats)
         rows = np.flatnonzero(scores > 0)
-        return self._best_per_kind(rows, scores[rows], k, end)
+        return self._best_per_kind(zip(rows.tolist(), scores[rows].tolist(), strict=True), k, end)
 
     def _bm25(self, q: Sequence[str], live: np.ndarray, stats: Bm25Stats) -> np.ndarray:
         """Every row's BM25 for the query terms `q` over the live rows holding any of them.
@@ -330,7 +313,9 @@ class ProjectKnowledge:
         rows = np.flatnonzero(live & self.has_vector)
         if rows.size == 0:
             return []
-        return self._best_per_kind(rows, self._cosines(rows, query), k, end)
+        return self._best_per_kind(
+            zip(rows.tolist(), self._cosines(rows, query), strict=True), k, end
+        )
 
     def similarity(self, ids: Sequence[str], query: np.ndarray) -> dict[str, float]:
         """Item id -> cosine similarity to `query` for the embedded items among `ids`."""
@@ -339,14 +324,14 @@ class ProjectKnowledge:
         rows = [r for r in (self.pos.get(i) for i in ids) if r is not None and self.has_vector[r]]
         if not rows:
             return {}
-        sims = self._cosines(rows, query).tolist()
-        return {self.hits[r].id: s for r, s in zip(rows, sims, strict=True)}
+        return {self.hits[r].id: s for r, s in zip(rows, self._cosines(rows, query), strict=True)}
 
-    def _cosines(self, rows: np.ndarray | list[int], query: np.ndarray) -> np.ndarray:
+    def _cosines(self, rows: np.ndarray | list[int], query: np.ndarray) -> list[float]:
         """Cosine similarity of each of `rows` (embedded items) to `query`, on one BLAS thread."""
         with one_thread():
-            sims: np.ndarray = self.vectors[rows] @ _unit(query)
-        return sims
+            sims = self.vectors[rows] @ _unit(query)
+        out: list[float] = sims.tolist()
+        return out
 
     def of_turns(self, turn_ids: Sequence[str], *, as_of: int, known_at: int) -> DerivedOfTurns:
         """Lessons, corrections and facts derived from `turn_ids` (`knowledge_of_turns`)."""

@@ -45,7 +45,6 @@ from recall.items import (
     CandidateSet,
     Ranked,
     TurnColumns,
-    best_first,
     rrf,
     valid_at,
 )
@@ -332,14 +331,14 @@ def score_candidates(
     keep = np.flatnonzero(turns_live & (table.score > 0.0) & ~(table.score < w.min_score))
     if w.fact_over_source:
         _facts_over_sources(scored, table, keep)
-    # best first, equal scores by id
+    # best first, equal scores by id: two stable sorts over the items' positions
     rows = keep.tolist()
     ids = [r.candidate.id for r in scored] + [turns.ids[i] for i in rows]
-    scores = np.concatenate([np.fromiter((r.score for r in scored), np.float64), table.score[keep]])
+    scores = [r.score for r in scored] + table.score[keep].tolist()
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    order.sort(key=scores.__getitem__, reverse=True)
     n = len(scored)
-    return Scored(
-        [scored[j] if j < n else rows[j - n] for j in best_first(scores, ids).tolist()], table
-    )
+    return Scored([scored[j] if j < n else rows[j - n] for j in order], table)
 
 
 def _probe(intent: QueryIntent, w: RankingSection, now_ms: int | None) -> QueryState:

@@ -39,7 +39,7 @@ from graph.errors import GraphError
 from graph.repositories.clocks import ClockRepository, TurnClock
 from graph.repositories.recall import IndexedTurn, RecallRepository, TurnFacts, TurnHit
 from recall.candidates import TurnFields, columns_of
-from recall.items import TurnColumns, best_first
+from recall.items import TurnColumns
 from recall.lexical import add_bm25_term, tokenize
 from recall.scan import Cosines, quantize, shelf
 from recall.scan import warm as warm_scan
@@ -380,8 +380,10 @@ class ProjectTurns:
             kth = np.partition(part, part.size - k)[part.size - k]
             keep = part >= kth
             rows, part = rows[keep], part[keep]
-        order = best_first(part, [self.ids[r] for r in rows.tolist()])
-        ordered = list(zip(part[order].tolist(), rows[order].tolist(), strict=True))
+        ids = self.ids
+        ordered = sorted(
+            zip(part.tolist(), rows.tolist(), strict=True), key=lambda p: (-p[0], ids[p[1]])
+        )
         return ordered if k <= 0 else ordered[:k]
 
     def facts(

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import random
 
-import numpy as np
 import pytest
 
 from graph.kinds import ItemKind
 from graph.repositories.recall import KnowledgeHit, TurnFacts, TurnHit
 from knowledge.scoring import correction_effective_weight
 from recall.candidates import KnowledgePool, knowledge_candidate, knowledge_weight, turn_columns
-from recall.items import FULLTEXT, VECTOR, best_first
+from recall.items import FULLTEXT, VECTOR
 from recall.search import fuse_hits
 
 DAY = 86_400_000
@@ -140,18 +138,6 @@ def test_turn_candidates_take_the_vector_searchs_cosine_where_the_fetch_left_it_
     # t1: scored by the vector search (the fetch skipped it); t2: a neighbour the fetch scored;
     # t3: a fulltext hit without an embedding, so no vector score at all
     assert got == {"t1": {VECTOR: 0.9}, "t2": {VECTOR: 0.25}, "t3": {FULLTEXT: 2.0}}
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_best_first_orders_by_score_then_id_like_a_sort_of_pairs(seed: int) -> None:
-    """Runs of equal scores (the coarse scores make many) are ordered by id, as `sorted` does."""
-    rnd = random.Random(seed)
-    for _ in range(200):
-        n = rnd.randint(0, 40)
-        ids = rnd.sample([f"i{k:03d}" for k in range(100)], n)
-        scores = [rnd.choice([0.0, -0.0, 0.25, 0.5, 1.0, rnd.random()]) for _ in range(n)]
-        expected = sorted(range(n), key=lambda i: (-scores[i], ids[i]))
-        assert best_first(np.array(scores), ids).tolist() == expected
 
 
 def test_a_turn_candidate_has_its_neighbours_and_raw_scores_as_the_columns_hold_them() -> None:
