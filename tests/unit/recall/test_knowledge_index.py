@@ -26,7 +26,7 @@ def _index(seed: int, n: int = 120) -> tuple[ProjectKnowledge, dict[str, tuple[i
         text = " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(0, 14)))
         start = rnd.randint(0, 100)
         end = rnd.choice([None, start + rnd.randint(1, 50)])
-        hid = f"k{(i * 37) % n:03d}"  # ids not in row order: ties break by id, not row
+        hid = f"k{n - 1 - i:03d}"  # ids in reverse row order: ties break by id, not row
         kind = _KINDS[i % len(_KINDS)]
         hits.append(
             KnowledgeHit(kind, hid, "p", text, 0.0, 0.5, 1.0, None, None, None, None, None,
