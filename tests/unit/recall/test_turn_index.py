@@ -8,6 +8,7 @@ from core.timeutil import OPEN
 from graph.repositories.clocks import TurnClock
 from graph.repositories.recall import IndexedTurn
 from recall.candidates import turn_columns
+from recall.scan import quantize
 from recall.turn_index import Bm25Params, ProjectTurns
 
 CLOCK = TurnClock(epoch=1, seq=1)
@@ -170,6 +171,9 @@ def test_the_vector_search_matches_a_brute_force_one_after_rewrites() -> None:
     def found() -> list[str]:
         return [h.id for h in index.vector(index.similarities(q), as_of=1000, known_at=1000, k=10)]
 
+    # the codes are made as the rows are taken in, not left to the first search
+    assert index.unquantized == []
+    assert np.array_equal(np.concatenate(index.codes)[:300], quantize(vecs)[0])
     assert found() == brute()
     # the best row moves away and a far one becomes the nearest: the codes follow the writes
     best = int(found()[0][1:])
@@ -177,5 +181,6 @@ def test_the_vector_search_matches_a_brute_force_one_after_rewrites() -> None:
     vecs[best], vecs[far] = -q, q
     rewritten = [_turn(i, f"turn {i}", vecs[i].tolist()) for i in (best, far)]
     index.apply(rewritten, {}, CLOCK)
+    assert index.unquantized == []
     assert found() == brute()
     assert found()[0] == f"t{far}"
