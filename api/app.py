@@ -277,8 +277,10 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         After a restart the engine answers PING before it has rebuilt its indexes, and a
         `context` call in that window would fail: ready means the indexes answer too. The body
         carries the backlog (`turns` without vectors; `extract` sessions with `extract_turns`
-        turns whose knowledge extraction is queued) and the in-process turn index (`warming`
-        while `serve` loads it at start: calls are answered by the engine meanwhile).
+        turns whose knowledge extraction is queued) and the in-process turn and knowledge indexes
+        (`warming` while `serve` loads them at start: meanwhile a call whose project's turns are
+        not loaded is answered by the engine, and one whose knowledge is not loaded loads it or
+        waits for its load).
         """
         resources: Resources = request.app.state.resources
         try:

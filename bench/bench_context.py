@@ -102,6 +102,8 @@ _WIPE = Q("admin.wipe")
 _VECTOR_INDEXES = Q("admin.vector_index_options")
 _MEMORY = Q("admin.memory_settings")
 _KNOWLEDGE_LABELS = ("Lesson", "Correction", "Fact")
+_WARMING = ("turn_index", "knowledge_index")
+"""`/readyz` parts that say whether their start-up load runs."""
 
 
 def session_sizes(n_turns: int, seed: int) -> list[int]:
@@ -424,7 +426,7 @@ async def serve_and_measure(
         if not await started:
             raise RuntimeError("the API process did not start")
         url = f"http://127.0.0.1:{port}"
-        await _turn_index_loaded(url)
+        await _indexes_loaded(url)
         await run_load(url, g.key, g.warm_up, clients)
         engine_pid = g.engine_pid
         load0 = os.getloadavg()[0]
@@ -458,19 +460,20 @@ async def serve_and_measure(
     }
 
 
-async def _turn_index_loaded(url: str, timeout_s: float = 900.0) -> None:
-    """Wait until the API has loaded its turn index (`/readyz`; code without one: at once).
+async def _indexes_loaded(url: str, timeout_s: float = 900.0) -> None:
+    """Wait until the API has loaded its turn and knowledge indexes (`/readyz`; code without a
+    start-up load of one: at once).
 
-    Its start-up load is not what a request costs: measuring while it runs would count it.
+    A start-up load is not what a request costs: measuring while it runs would count it.
     """
     deadline = time.monotonic() + timeout_s
     async with httpx.AsyncClient(timeout=30) as http:
         while time.monotonic() < deadline:
             body = (await http.get(f"{url}/readyz")).json()
-            if not (body.get("turn_index") or {}).get("warming"):
+            if not any((body.get(k) or {}).get("warming") for k in _WARMING):
                 return
             await asyncio.sleep(0.5)
-    raise RuntimeError("the API did not load its turn index in time")
+    raise RuntimeError("the API did not load its indexes in time")
 
 
 def bench_arguments(doc: str, port: int) -> argparse.ArgumentParser:

@@ -23,10 +23,11 @@ first, not the engine's own score; the vector search is exact (no index oversamp
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Any
@@ -368,6 +369,7 @@ class KnowledgeIndexes:
         """Project -> how long its last load took (seconds)."""
         self._locks: dict[str, asyncio.Lock] = {}
         """Project -> when its next load may start (`_MIN_LOAD_GAP_S`, paced by load time)."""
+        self._warm_task: asyncio.Task[None] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -403,6 +405,42 @@ class KnowledgeIndexes:
             self._loading[project] = asyncio.create_task(self._load(project, clock))
         return None
 
+    def warm(
+        self,
+        projects: Callable[[], Awaitable[Sequence[str]]],
+        clock: Callable[[], Awaitable[KnowledgeClock | None]],
+        *,
+        freeze: bool = False,
+    ) -> None:
+        """Load every project's index in the background (`serve` at start), one at a time.
+
+        Else a project's first call loads it: ~0.3-0.8 s for 2,500 items, in that call. A call
+        meanwhile waits for its own project's load, as it would have loaded it itself. The clock
+        is read before each project's load (`current`'s rule: the rows are at least as new).
+        `freeze`: then move what was loaded to the collector's permanent generation (`gc.freeze`).
+        """
+        if self.enabled and self._warm_task is None:
+            self._warm_task = asyncio.create_task(self._warm(projects, clock, freeze))
+
+    async def _warm(
+        self,
+        projects: Callable[[], Awaitable[Sequence[str]]],
+        clock: Callable[[], Awaitable[KnowledgeClock | None]],
+        freeze: bool,
+    ) -> None:
+        try:
+            for project in await projects():
+                async with self._locks.setdefault(project, asyncio.Lock()):
+                    now = await clock()
+                    held = self._held.get(project)
+                    if now is not None and (held is None or held.clock != now):
+                        await self._load(project, now)
+            if freeze:
+                gc.collect()
+                gc.freeze()
+        except GraphError as e:  # calls load what they need themselves
+            log.warning("knowledge indexes not warmed up: %s", e)
+
     async def _load(self, project: str, clock: KnowledgeClock) -> None:
         started = time.monotonic()
         try:
@@ -426,20 +464,22 @@ class KnowledgeIndexes:
             self._next_load[project] = time.monotonic() + max(_MIN_LOAD_GAP_S, 4 * took)
 
     async def wait(self) -> None:
-        """Wait for the loads running now (tests, benchmarks)."""
-        tasks = [t for t in self._loading.values() if not t.done()]
+        """Wait for the loads running now, the start-up load's included (tests, benchmarks)."""
+        tasks = [t for t in (*self._loading.values(), self._warm_task) if t and not t.done()]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def stop(self) -> None:
         """Cancel the loads running now (shutdown)."""
-        for t in self._loading.values():
-            t.cancel()
+        for t in (*self._loading.values(), self._warm_task):
+            if t is not None:
+                t.cancel()
         await self.wait()
 
     def status(self) -> dict[str, object]:
-        """What `/readyz` reports: projects and items held."""
+        """What `/readyz` reports: whether the start-up load runs, projects and items held."""
         return {
+            "warming": self._warm_task is not None and not self._warm_task.done(),
             "projects": len(self._held),
             "items": sum(len(p) for p in self._held.values()),
         }

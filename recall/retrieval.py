@@ -24,7 +24,7 @@ from core.text import QUERY_STOPWORDS, unicode_words
 from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
 from graph.kinds import FACT, TURN, ItemKind
-from graph.repositories.clocks import ClockRepository, Clocks
+from graph.repositories.clocks import ClockRepository, Clocks, KnowledgeClock
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
 from knowledge.environments import statement_environment
 from knowledge.rules import CURRENT_STATUSES
@@ -257,10 +257,10 @@ class RetrievalService:
         return [float(x) for x in vec[0]]
 
     async def warm_up(self, *, freeze: bool = False) -> None:
-        """Load the query embedder, make the knowledge clock if missing, load the turn indexes.
+        """Load the query embedder, make the knowledge clock if missing, load the indexes.
 
-        The turn indexes load in the background. A failure is logged: requests retry on their
-        own. `freeze`: `TurnIndexes.warm`.
+        The turn indexes load in the background, then the knowledge indexes. A failure is logged:
+        requests retry on their own. `freeze`: `TurnIndexes.warm`, `KnowledgeIndexes.warm`.
         """
         try:
             await self.embed_query("warm up")
@@ -271,6 +271,18 @@ class RetrievalService:
         except GraphError as e:
             log.warning("knowledge clock not started: %s", e)
         self.turn_index.warm(freeze=freeze)
+        self.knowledge_index.warm(self._projects_after_turns, self._knowledge_clock, freeze=freeze)
+
+    async def _projects_after_turns(self) -> list[str]:
+        """The projects holding turns, once the turn indexes' start-up load is done.
+
+        One start-up load at a time: the knowledge indexes wait for the turn indexes.
+        """
+        await self.turn_index.warmed()
+        return await self._clocks.projects()
+
+    async def _knowledge_clock(self) -> KnowledgeClock | None:
+        return (await self._clocks.read()).knowledge
 
     def forget_speakers(self) -> None:
         """Drop the speaker and statistics caches (after new turns arrive)."""

@@ -154,3 +154,27 @@ async def test_serving_starts_the_clock_of_a_graph_written_without_it(graph_db) 
     after = (await clocks.read()).knowledge
     assert after is not None
     assert before is None or after == before
+
+
+async def test_serving_loads_the_knowledge_indexes_before_the_first_call(graph_db) -> None:
+    """`warm_up` loads each project's knowledge index in the background, after the turn indexes,
+    so a project's first call uses it rather than loading it (or reading the engine)."""
+    await TurnRepository(graph_db).upsert_many([_turn(0, "Install the dependencies.")])
+    await CorrectionRepository(graph_db).upsert_many(
+        await _rules(_rule("cor_pnpm", "Always use pnpm, never npm."))
+    )
+    svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
+    assert svc.knowledge_index.status()["projects"] == 0
+    await svc.warm_up()
+    assert svc.knowledge_index.status()["warming"] is True
+    await svc.knowledge_index.wait()
+    status = svc.knowledge_index.status()
+    assert status["warming"] is False
+    assert (status["projects"], status["items"]) == (1, 1)
+    clock = (await ClockRepository(graph_db).read()).knowledge
+    held = await svc.knowledge_index.current(("kc",), clock)
+    assert held is not None
+    assert await _opening(svc, "install the dependencies") == ["cor_pnpm"]
+    assert await svc.knowledge_index.current(("kc",), clock) is held  # used, not loaded again
+    await svc.knowledge_index.stop()
+    await svc.turn_index.stop()
