@@ -465,7 +465,8 @@ class KnowledgeIndexes:
 
     async def wait(self) -> None:
         """Wait for the loads running now, the start-up load's included (tests, benchmarks)."""
-        tasks = [t for t in (*self._loading.values(), self._warm_task) if t and not t.done()]
+        running = (*self._loading.values(), self._warm_task)
+        tasks = [t for t in running if t is not None and not t.done()]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 

@@ -132,8 +132,7 @@ class ProjectTurns:
 
         The int8 codes of the vectors written are made here, in the loader's worker thread, not
         in the next search: a project's first `context` call after `serve` loaded it paid for the
-        whole project's codes (25K turns: ~125 ms, 1.3 CPU-s over the first 100 calls of a
-        100K-turn bench graph loaded in the background).
+        whole project's codes (25K turns: ~130 ms in that call).
         """
         with self.lock:
             for t in turns:
