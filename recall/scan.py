@@ -149,7 +149,10 @@ def warm() -> None:
     q = np.ones(4, dtype=np.float32)
     out = np.empty(1, dtype=np.float32)
     _scan()(codes, scale, error, q, 1.0, 0.0, out, out)
-    rows = shelf([np.ones((1, 4), dtype=np.float32)])
+    block = np.ones((1, 4), dtype=np.float32)
+    # extended once too: the typed list's methods (its `len`) compile on first use, per process
+    # (~0.2 s, else in the search after a project's first)
+    rows = shelf([block, block], shelf([block]))
     _dot()(rows, np.zeros(1, dtype=np.int64), 1, q, np.empty(1, dtype=np.float32))
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -82,3 +86,19 @@ def test_a_zero_row_quantizes_to_nothing() -> None:
     assert not codes.any()
     assert not scale.any()
     assert not error.any()
+
+
+def test_warm_compiles_what_a_search_after_the_first_runs() -> None:
+    """`warm` leaves nothing to compile for a later search: the typed list's `len`, which a
+    search calls to extend the shelf it holds, compiles on first use in each process (~0.2 s)."""
+    script = (
+        "from numba.typed import typedlist\n"
+        "from recall import scan\n"
+        "scan.warm()\n"
+        "print(len(typedlist._length.signatures))\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split()[-1] == "1"
