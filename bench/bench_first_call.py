@@ -31,7 +31,7 @@ async def _measure(sock: str, graph: str, calls: int, seed: int) -> dict[str, An
     """One fresh process's first calls per project (run with the tree's modules imported)."""
     from ai.embed import CachedEmbedder, LocalEmbedder
     from api.config import ApiSettings
-    from bench.bench_context import make_queries
+    from bench.bench_context import PROJECTS, make_queries
     from graph.config import Engine
     from graph.connect import make_db
     from graph.repositories.recall import RecallRepository
@@ -46,7 +46,7 @@ async def _measure(sock: str, graph: str, calls: int, seed: int) -> dict[str, An
     try:
         got = await TurnRepository(db).get_many([f"trn_bench_{i}_0" for i in range(300)])
         samples = [t.text for t in got if t is not None]
-        projects = sorted({p for _, p in make_queries(samples, 8, seed)})
+        projects = sorted(PROJECTS)
         queries = make_queries(samples, calls * len(projects), seed)
         embedder = CachedEmbedder(LocalEmbedder(batch_size=64), 10_000)
         await embedder.embed([q for q, _ in queries])
@@ -103,7 +103,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def main() -> None:
-    from bench.bench_context import bench_arguments, bench_graph
+    from bench.bench_context import PROJECTS, bench_arguments, bench_graph
     from bench.common import write_result
 
     ap = bench_arguments(__doc__ or "", 8796)
@@ -123,7 +123,11 @@ async def main() -> None:
     out = write_result(
         "first_call",
         {
-            "graph": {"turns": args.turns, "knowledge_items": args.knowledge, "projects": 4},
+            "graph": {
+                "turns": args.turns,
+                "knowledge_items": args.knowledge,
+                "projects": len(PROJECTS),
+            },
             "what": "wall and CPU ms of each project's first calls after the start-up load, in "
             "process, query vectors cached; per call number: median and max over projects and "
             "runs",

@@ -24,7 +24,7 @@ from core.text import QUERY_STOPWORDS, unicode_words
 from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
 from graph.kinds import FACT, TURN, ItemKind
-from graph.repositories.clocks import ClockRepository, Clocks, KnowledgeClock
+from graph.repositories.clocks import ClockRepository, Clocks
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
 from knowledge.environments import statement_environment
 from knowledge.rules import CURRENT_STATUSES
@@ -271,7 +271,9 @@ class RetrievalService:
         except GraphError as e:
             log.warning("knowledge clock not started: %s", e)
         self.turn_index.warm(freeze=freeze)
-        self.knowledge_index.warm(self._projects_after_turns, self._knowledge_clock, freeze=freeze)
+        self.knowledge_index.warm(
+            self._projects_after_turns, self._clocks.knowledge_clock, freeze=freeze
+        )
 
     async def _projects_after_turns(self) -> list[str]:
         """The projects holding turns, once the turn indexes' start-up load is done.
@@ -280,9 +282,6 @@ class RetrievalService:
         """
         await self.turn_index.warmed()
         return await self._clocks.projects()
-
-    async def _knowledge_clock(self) -> KnowledgeClock | None:
-        return (await self._clocks.read()).knowledge
 
     def forget_speakers(self) -> None:
         """Drop the speaker and statistics caches (after new turns arrive)."""

@@ -78,12 +78,16 @@ class ClockRepository:
         Until it exists nothing is kept in process (`recall.knowledge_cache`); once it does, every
         knowledge write moves it.
         """
-        if (await self.read()).knowledge is None:
+        if await self.knowledge_clock() is None:
             await self._db.write(_KNOWLEDGE_TICK)
 
     async def turn_clock(self) -> TurnClock | None:
         """The turn clock, None before the first turn write of this graph."""
         return (await self.read()).turns
+
+    async def knowledge_clock(self) -> KnowledgeClock | None:
+        """The knowledge clock, None until a knowledge write or a serving process makes it."""
+        return (await self.read()).knowledge
 
     async def projects(self) -> list[str]:
         """The projects holding turns, most turns first (never shown to a caller)."""
