@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recall.scan import Cosines, bound, quantize, shelf
+from recall.scan import Cosines, bound, quantize, query_levels, shelf
 
 
 def _unit_rows(rng: np.random.Generator, n: int, d: int, positive: bool = False) -> np.ndarray:
@@ -45,10 +45,28 @@ def test_the_scanned_cosine_is_within_its_bound_of_the_exact_one(positive: bool)
     assert (exact <= high).all()
     scanned = (low + high) / 2
     assert np.abs(scanned - exact).max() > (high - low).max() / 200  # the scan is coarse
-    _, _, absolute = bound(q)
+    _, _, q_error = quantize(q[None, :], query_levels(384))
+    assert q_error[0] > 0  # the query's codes lose something too, and the bound covers it
+    _, absolute = bound(q, float(q_error[0]))
     assert absolute == cos.absolute
     truth = rows.astype(np.float64) @ q.astype(np.float64)
     np.testing.assert_allclose(exact, truth, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("d", [384, 1536, 4096])
+def test_the_integer_scan_cannot_overflow_at_any_dimension(d: int) -> None:
+    """Every code at its largest, same signs: the scan's int32 sum at its largest (a query with
+    32767 levels would pass int32 from 517 dimensions)."""
+    rows = np.full((4, d), 1 / np.sqrt(d), dtype=np.float32)
+    rows[1] *= -1
+    q = rows[0].copy()
+    cos = _cosines(rows, q, block=4)
+    low = cos.low.astype(np.float64) - cos.absolute
+    high = low + cos.width + 2 * cos.absolute
+    exact = cos.exact(np.arange(4)).astype(np.float64)
+    assert (low <= exact).all() and (exact <= high).all()
+    assert low[0] > 0.99 and high[1] < -0.99
+    assert d * 127 * query_levels(d) < 2**31
 
 
 def test_an_exact_cosine_does_not_depend_on_the_rows_computed_with_it() -> None:
