@@ -32,8 +32,11 @@ measures each; `migrated`, the default, leaves them as the migrations made them)
 `--baseline TREE` measures the code of another source tree against this one in one run (e.g.
 `git worktree add --detach /tmp/base HEAD~3`): on each engine asked for (`--engine`), on the same
 graph, the API is served from TREE and from this tree in alternating single-client rounds, then
-with `--clients` clients each; `bench/results/context_speed.json` holds both, with the
-current/baseline ratios of latency and of CPU per request.
+with `--clients` clients each; `bench/results/context_speed.json` (or `--out NAME`) holds both,
+with the current/baseline ratios of latency and of CPU per request. The machine's speed swings
+by up to 2x between hours, so a figure is read beside its baseline from the same run:
+`context_speed_vs_issue.json` measures this code against cb0a365, the code issue 18's
+"~33 CPU-ms" was measured on (`--out context_speed_vs_issue --baseline <cb0a365 worktree>`).
 """
 
 from __future__ import annotations
@@ -309,6 +312,12 @@ def _serve(
     asyncio.run(run())
 
 
+_UNLIMITED = {"rate_per_s": 1e9, "rate_burst": 1_000_000}
+"""The served API's per-key rate limit, out of the way: the bench's one key sends every client's
+requests, and on a fast hour 8 clients pass the default 50/s (HTTP 429s would count as errors and
+as cheap requests)."""
+
+
 @dataclass(frozen=True)
 class BenchGraph:
     """The running engine holding the bench graph, the queries to send, and a key for them."""
@@ -336,7 +345,7 @@ class BenchGraph:
 
 
 _SERVE_FROM_TREE = """
-import json, sys
+import inspect, json, sys
 a = json.loads(sys.argv[1])
 sys.path.insert(0, a["root"])
 from bench.bench_context import _serve
@@ -345,10 +354,16 @@ class Ready:
     def set(self):
         print("ready", flush=True)
 
-_serve(a["engine"], a["port"], a["warm"], a["cache"], Ready(), a["ranking"])
+if next(iter(inspect.signature(_serve).parameters)) == "socket_path":  # trees before 2026-11-27
+    e = a["engine"]
+    _serve(e["falkordb"]["unix_socket"], e["graph_name"], a["port"], a["warm"], a["cache"], Ready())
+else:
+    _serve(a["engine"], a["port"], a["warm"], a["cache"], Ready(), a["ranking"])
 """
 """A child interpreter serving the API from another source tree (`--baseline`) through that
-tree's own `_serve`; it prints `ready` once the server listens."""
+tree's own `_serve`; it prints `ready` once the server listens. Trees older than the engine
+choice took the embedded engine's socket and graph name instead (and had no ranking overrides
+or rate limit), e.g. cb0a365, the code issue 18's figures were measured on."""
 
 
 class _TreeServer:
@@ -403,9 +418,10 @@ async def serve_and_measure(
     queries' own words may still be new to it.
     """
     warm = [q for q, _ in queries] if cache else []
+    served = {**g.settings, "api": _UNLIMITED}
     proc: Any
     if tree is not None:
-        settings = json.loads(json.dumps(g.settings, default=str))
+        settings = json.loads(json.dumps(served, default=str))
         proc = _TreeServer(
             tree,
             {"engine": settings, "port": port, "warm": warm, "cache": cache,
@@ -417,7 +433,7 @@ async def serve_and_measure(
         ready = ctx.Event()
         proc = ctx.Process(
             target=_serve,
-            args=(g.settings, port, warm, cache, ready, ranking or {}),
+            args=(served, port, warm, cache, ready, ranking or {}),
             daemon=True,
         )
         proc.start()
@@ -758,7 +774,7 @@ async def main_neo4j(args: argparse.Namespace) -> None:
             "ratio_to_embedded": ratios,
             "target": "Neo4j single-client p95 within 2x the embedded engine's (issue 17.7)",
         }
-        path = write_result(args.out, out)
+        path = write_result(args.out or "context_neo4j", out)
         print(path, ratios)
 
 
@@ -850,7 +866,7 @@ async def main_compare(args: argparse.Namespace) -> None:
                 "neo4j_single_client_p95": "within 2x the embedded engine's (issue 17.7)",
             },
         }
-        path = write_result("context_speed", out)
+        path = write_result(args.out or "context_speed", out)
         print(path, {e: r["ratio_current_to_baseline"] for e, r in results.items()})
         print(neo4j_to_embedded)
 
@@ -868,7 +884,12 @@ async def main() -> None:
         help="alternating single-client rounds, the order reversed every other round",
     )
     ap.add_argument("--single-requests", type=int, default=100, help="per single-client round")
-    ap.add_argument("--out", default="context_neo4j", help="result name (neo4j/both)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="result name (default: context_speed with --baseline, else context_neo4j for "
+        "neo4j/both)",
+    )
     ap.add_argument("--build-only", action="store_true", help="build (or keep) the graphs, exit")
     ap.add_argument(
         "--baseline",
