@@ -1368,7 +1368,12 @@ _NOT_A_NAME = frozenset(
     {"the", "this", "that", "it", "he", "she", "they", "we", "i", "you", "who", "which"}
     | {"everyone", "nobody", "someone", "our", "my"}
 )
-_TEAM = r"(?P<team>[a-z][a-z\- ]{1,30}?)(?:\s+(?:team|squad|group|guild))?"
+_ACRONYM = r"[A-Z]{2,5}(?![\w-])"
+"""A team or role named by its initials: QA, UX, SRE, HR (and then maybe words: "QA automation")."""
+_TEAM = (
+    r"(?P<team>(?:" + _ACRONYM + r"(?: [a-z][a-z\-]*){0,2}?|[a-z][a-z\- ]{1,30}?))"
+    r"(?:\s+(?:team|squad|group|guild))?"
+)
 _NOW_OR_END = r"(?=\s*(?:[.,;!?\n]|\bnow\b|\bfrom\b|\bstarting\b|\bsince\b|\bas of\b|$))"
 _LEADS = (
     re.compile(
@@ -1377,7 +1382,7 @@ _LEADS = (
         r"is taking over) (?:the )?" + _TEAM + _NOW_OR_END
     ),
     re.compile(
-        r"\b(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?) is (?:now )?(?:the )?(?:new )?"
+        r"\b(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?) is (?:now )?(?:the |our |the team's )?(?:new )?"
         + _TEAM
         + r" (?:team )?(?:lead|leader|manager|head)\b"
     ),
@@ -1387,7 +1392,10 @@ _ROLE_TAIL = r"(?=\s*(?:[.,;!?\n]|\bnow\b|\bfrom\b|\bstarting\b|\bsince\b|\bas o
 _ROLE_HOLDER = (
     re.compile(
         r"\b(?P<who>[A-Z][a-z]+(?: [A-Z][a-z]+)?) is (?:now |currently )?(?:our|the team's) "
-        r"(?:new |current )?(?P<role>[a-z][a-z\- ]{2,30}?)" + _ROLE_TAIL
+        r"(?:new |current )?(?P<role>"
+        + _ACRONYM
+        + r"(?: [a-z][a-z\-]*){0,3}?|[a-z][a-z\- ]{2,30}?)"
+        + _ROLE_TAIL
     ),
     re.compile(
         r"\b(?:[Oo]ur|[Tt]he team's) (?:new |current )?(?P<role>[A-Za-z][A-Za-z\- ]{1,30}?) is "
@@ -1448,6 +1456,66 @@ _AMOUNT = (
     r"\d[\d,.]*\s?(?:[kKmM]\s)?(?:USD|EUR|GBP|dollars|euros|pounds)\b)"
     r"(?:\s?(?:per|a|/)\s?(?:month|year|week|day|quarter|head|seat|user))?)"
 )
+_SIZE = (
+    r"(?P<n>\d[\d,.]*)\s?(?P<unit>[KMGTP]i?B|vCPUs?|CPUs?|GPUs?|cores?|nodes?|replicas?|"
+    r"workers?)(?![\w-])(?:\s+(?:of\s+)?(?P<res>RAM|memory|disk space|disk|storage|swap|VRAM))?"
+)
+_CAPACITY = (
+    re.compile(
+        r"(?:\b|^)" + _WHAT + r" (?:now |still |only )?(?:has|have|runs on|runs with|comes with|"
+        r"is running with|gets) (?:now )?" + _SIZE
+    ),
+    re.compile(
+        r"\b(?:[Ww]e |[Tt]hey |I )?(?:upgraded|bumped|scaled|resized|downgraded|increased|"
+        r"reduced|raised|cut) (?:the |our |my )?(?P<what>[A-Za-z][A-Za-z\- ]{1,30}?) "
+        r"(?:up |down |back )?to " + _SIZE
+    ),
+    re.compile(
+        r"(?:\b|^)" + _WHAT + r" (?:was|has been|got|is now|is being) (?:upgraded|bumped|scaled|"
+        r"resized|downgraded|increased|reduced|raised|cut) (?:up |down |back )?to " + _SIZE
+    ),
+)
+"""How much of a resource a machine or service has, one amount per resource at a time: "the
+staging server has 16 GB of RAM", then "we upgraded staging to 64 GB of RAM"."""
+_MACHINE_TAIL = re.compile(r"\s+(?:server|servers|machine|box|vm|instance|host|cluster)$")
+_RESOURCES = {"ram": "memory", "disk space": "storage", "disk": "storage", "vram": "gpu memory"}
+
+
+def _capacity(s: str, t: TurnInput, project: str) -> FactCandidate | None:
+    """A machine's or service's memory, storage, CPUs or replicas (`_CAPACITY`).
+
+    A size in bytes counts only with what it is of ("16 GB of RAM"): "the disk has 16 GB" and
+    "the box has 16 GB" are different things, and a size alone says neither.
+    """
+    for rx in _CAPACITY:
+        m = rx.search(s)
+        if m is None:
+            continue
+        what = _MACHINE_TAIL.sub("", _fact_key(m.group("what")))
+        unit = m.group("unit")
+        said = m.group("res")
+        if said is not None:
+            resource = _RESOURCES.get(said.lower(), said.lower())
+        elif not unit.upper().endswith("B"):  # "8 vCPUs", "3 replicas": the unit is the resource
+            resource = unit.lower().rstrip("s")
+            resource = "cpu" if resource in {"vcpu", "core"} else resource
+        else:
+            continue
+        if not what or what in _NO_SUBJECT:
+            continue
+        amount = f"{m.group('n')} {unit}"
+        return _said(
+            subject=what,
+            predicate=f"has {resource}",
+            object=amount,
+            kind="other",
+            statement=f"{project}: {what} has {amount}" + (f" of {said}" if said else ""),
+            confidence=0.65,
+            t=t,
+        )
+    return None
+
+
 _AMOUNT_SET = (
     re.compile(
         r"(?:\b|^)" + _WHAT + r" (?:is|was|has been|got|will be) (?:now |officially )?"
@@ -1536,8 +1604,31 @@ _SERVICE_TAIL = re.compile(
 )
 
 
+_TEAM_WORD = re.compile(r"\s+(?:team|squad|group|guild)$", re.IGNORECASE)
+
+
 def _team_key(team: str) -> str:
-    return re.sub(r"\s+(?:team|squad|group|guild)$", "", _fact_key(team))
+    return _TEAM_WORD.sub("", _fact_key(team))
+
+
+_LEAD_ROLE = re.compile(r"^(?P<team>.+?) (?:team )?(?:lead|leader|head)$")
+"""A role that leads a team ("QA lead", "design team lead"): said as who leads the team."""
+
+
+def _led_by(who: str, team: str, project: str, t: TurnInput) -> FactCandidate:
+    """Who leads `team` (as said: "QA", "backend team"), one at a time."""
+    key = _team_key(team)
+    # initials keep their capitals in the statement ("the QA team"); the key is lower-case
+    shown = _TEAM_WORD.sub("", team.strip()) if re.match(_ACRONYM, team) else key
+    return _said(
+        subject=f"{key} team",
+        predicate="led by",
+        object=who,
+        kind="other",
+        statement=f"{project}: {who} leads the {shown} team",
+        confidence=0.65,
+        t=t,
+    )
 
 
 def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
@@ -1546,18 +1637,10 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         m = rx.search(s)
         if m is None:
             continue
-        who, team = m.group("who"), _team_key(m.group("team"))
-        if who.split()[0].lower() in _NOT_A_NAME or technologies(who) or not team:
+        who, team = m.group("who"), m.group("team")
+        if who.split()[0].lower() in _NOT_A_NAME or technologies(who) or not _team_key(team):
             continue
-        return _said(
-            subject=f"{team} team",
-            predicate="led by",
-            object=who,
-            kind="other",
-            statement=f"{project}: {who} leads the {team} team",
-            confidence=0.65,
-            t=t,
-        )
+        return _led_by(who, team, project, t)
     for rx in _ROLE_HOLDER:
         m = rx.search(s)
         if m is None:
@@ -1565,6 +1648,9 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         who, role = m.group("who"), _fact_key(m.group("role"))
         if who.split()[0].lower() in _NOT_A_NAME or technologies(who) or _NOT_A_ROLE.match(role):
             continue
+        lead = _LEAD_ROLE.match(m.group("role"))
+        if lead is not None:  # "Maria is our QA lead" and "Jonas is the QA lead now": one key
+            return _led_by(who, lead.group("team"), project, t)
         return _said(
             subject=role,
             predicate="held by",
@@ -1591,6 +1677,9 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
             confidence=0.65,
             t=t,
         )
+    held = _capacity(s, t, project)
+    if held is not None:
+        return held
     located = _LOCATED.search(s)
     if located is not None:
         what = _SERVICE_TAIL.sub("", _fact_key(located.group("what")))

@@ -64,8 +64,10 @@ def test_the_integer_scan_cannot_overflow_at_any_dimension(d: int) -> None:
     low = cos.low.astype(np.float64) - cos.absolute
     high = low + cos.width + 2 * cos.absolute
     exact = cos.exact(np.arange(4)).astype(np.float64)
-    assert (low <= exact).all() and (exact <= high).all()
-    assert low[0] > 0.99 and high[1] < -0.99
+    assert (low <= exact).all()
+    assert (exact <= high).all()
+    assert low[0] > 0.99
+    assert high[1] < -0.99
     assert d * 127 * query_levels(d) < 2**31
 
 

@@ -652,6 +652,46 @@ def test_roles_amounts_due_dates_and_where_one_is_based_keep_one_current_value()
     ]
 
 
+def test_a_team_named_by_its_initials_has_one_lead_whichever_way_it_is_said() -> None:
+    """ "Maria is our QA lead" and "Jonas is the QA lead now" name one key, so Jonas ends Maria;
+    initials keep their capitals in the statement."""
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "Maria is our QA lead, ask her before releases."),
+            ("user", "Maria moved to the platform team. Jonas is the QA lead now."),
+            ("user", "Ravi is our UX designer."),
+            ("user", "Ines is our design team lead."),
+        )
+    )
+    assert [(f.subject, f.predicate, f.object) for f in r.facts] == [
+        ("qa team", "led by", "Maria"),
+        ("qa team", "led by", "Jonas"),
+        ("ux designer", "held by", "Ravi"),
+        ("design team", "led by", "Ines"),
+    ]
+    assert r.facts[1].statement.endswith("Jonas leads the QA team")
+
+
+def test_a_machines_memory_cpus_and_replicas_keep_one_current_value_each() -> None:
+    """A size in bytes needs what it is of; a count's unit is its resource. The same machine
+    said with or without "server" is one key, so the upgrade ends the size before."""
+    assert _facts_of(
+        "The staging server has 16 GB of RAM.",
+        "We upgraded staging to 64 GB of RAM last night.",
+        "The database now runs on 8 vCPUs.",
+        "We scaled the API to 6 replicas.",
+        "Prod was upgraded to 128 GB of memory.",
+        "The disk has 16 GB free.",
+        "The report has 12 pages.",
+    ) == [
+        ("other", "staging", "has memory", "16 GB"),
+        ("other", "staging", "has memory", "64 GB"),
+        ("other", "database", "has cpu", "8 vCPUs"),
+        ("other", "api", "has replica", "6 replicas"),
+        ("other", "prod", "has memory", "128 GB"),
+    ]
+
+
 def test_a_withdrawal_and_its_replacement_in_one_clause_are_two_corrections() -> None:
     r = OfflineExtractor().extract_sync(
         _s(
