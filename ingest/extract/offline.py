@@ -358,6 +358,8 @@ def _we_switched(clause: str) -> Answer:
     m = _WE_SWITCHED.match(clause)
     if not m or not (technologies(m.group("x")) or m.group("x")[:1].isupper()):
         return _NEXT
+    if not technologies(m.group("x")) and _moved_home(clause):  # "I moved to New York": a home
+        return _NEXT
     x = m.group("x").strip()
     return normalize_rule(f"use {x}"), f"use {x}", "", True, None
 
@@ -629,6 +631,22 @@ _PERSONAL: list[tuple[re.Pattern[str], str]] = [
         "started",
     ),
 ]
+
+
+_I_MOVED = re.compile(r"\b[Ii](?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) ")
+
+
+def _moved_home(clause: str) -> bool:
+    """Whether `clause` says where the speaker now lives ("I moved to Lisbon").
+
+    A capitalised name after "I moved to" is a home, not a tool the project switched to; after
+    "we moved to" it may be either ("we moved to GitLab"), so that stays a switch.
+    """
+    return _I_MOVED.search(clause) is not None and any(
+        rx.search(clause) for rx, predicate in _PERSONAL if predicate == "lives in"
+    )
+
+
 _LANGUAGES = (
     r"english|spanish|french|german|italian|portuguese|dutch|polish|swedish|norwegian|danish|"
     r"finnish|russian|ukrainian|turkish|greek|arabic|hebrew|hindi|japanese|chinese|mandarin|"
@@ -1454,7 +1472,13 @@ _CANCELLED = (
 _AMOUNT = (
     r"(?P<amount>(?:[$€£]\s?\d[\d,.]*\s?(?:[kKmM]\b|million|thousand)?|"
     r"\d[\d,.]*\s?(?:[kKmM]\s)?(?:USD|EUR|GBP|dollars|euros|pounds)\b)"
-    r"(?:\s?(?:per|a|/)\s?(?:month|year|week|day|quarter|head|seat|user))?)"
+    r"(?:\s?(?:per|a|/)\s?(?:month|year|week|day|quarter|head|seat|user))?|"
+    # a setting: a duration, a rate or a number of tries ("30 seconds", "500 requests per minute")
+    r"\d[\d,.]*\s?(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|days?|"
+    r"(?:requests?|calls?|queries|messages|events|jobs|tokens)\s?(?:per|a|/)\s?"
+    r"(?:second|sec|minute|min|hour|day|month|key|user)|retries|attempts)\b"
+    # where the clause ends: "Emma is 7 minutes late" and "I'm 5 minutes away" are no setting
+    r"(?=\s*(?:[.,;!?\n]|$|\b(?:now|per|each|for|because|since|from|starting|as of)\b)))"
 )
 _SIZE = (
     r"(?P<n>\d[\d,.]*)\s?(?P<unit>[KMGTP]i?B|vCPUs?|CPUs?|GPUs?|cores?|nodes?|replicas?|"

@@ -692,6 +692,37 @@ def test_a_machines_memory_cpus_and_replicas_keep_one_current_value_each() -> No
     ]
 
 
+def test_a_timeout_a_rate_limit_and_a_retry_count_keep_one_current_value_each() -> None:
+    assert _facts_of(
+        "The request timeout is 30 seconds.",
+        "We increased the request timeout to 90 seconds.",
+        "Our API rate limit is 100 requests per minute per key.",
+        "The API rate limit was raised to 500 requests per minute.",
+        "The retry limit is 3 attempts.",
+        "The build took 10 minutes.",
+    ) == [
+        ("other", "request timeout", "amounts to", "30 seconds"),
+        ("other", "request timeout", "amounts to", "90 seconds"),
+        ("other", "api rate limit", "amounts to", "100 requests per minute"),
+        ("other", "api rate limit", "amounts to", "500 requests per minute"),
+        ("other", "retry limit", "amounts to", "3 attempts"),
+    ]
+
+
+def test_moving_home_is_not_a_switch_of_tools() -> None:
+    """ "I moved to New York" says where the speaker lives, not a rule to use New York; "we moved
+    to Bitbucket" and "we've moved to pnpm" stay switches."""
+    r = OfflineExtractor().extract_sync(
+        _s(
+            ("user", "I moved to New York."),
+            ("user", "We moved to Bitbucket."),
+            ("user", "We've moved to pnpm."),
+        )
+    )
+    assert [c.rule_text for c in r.corrections] == ["Use Bitbucket.", "Use pnpm."]
+    assert ("ann", "lives in", "New York") in [(f.subject, f.predicate, f.object) for f in r.facts]
+
+
 def test_a_withdrawal_and_its_replacement_in_one_clause_are_two_corrections() -> None:
     r = OfflineExtractor().extract_sync(
         _s(
