@@ -1635,6 +1635,84 @@ def _team_key(team: str) -> str:
     return _TEAM_WORD.sub("", _fact_key(team))
 
 
+_CONFIG_NOUN = (  # words that also name a conversation's "topic" or a "long queue" stay out
+    r"(?:host|hostname|port|branch|bucket|region|namespace|domain|database name|db name|"
+    r"username|user name|registry|base image|image tag)"
+)
+_CONFIG_VALUE = r"(?P<v>[A-Za-z0-9][\w.\-:/@]{0,80}?)"
+_VALUE_END = (  # a full stop inside a value ("db1.internal") does not end it
+    r"(?=[.,;!?:]+(?:\s|$)|$|\s+(?:now|after|since|from|starting|because|so|and|until)\b)"
+)
+_SETTING = (
+    re.compile(  # "the default branch is master", "our database host is now db2.internal"
+        r"(?:\b|^)(?:[Tt]he|[Oo]ur) (?P<what>(?:[A-Za-z][\w\-]* ){0,3}" + _CONFIG_NOUN + r")"
+        r" is (?:now |still |currently )?(?:set to |called |named )?" + _CONFIG_VALUE + _VALUE_END
+    ),
+    re.compile(  # "we renamed the default branch to main", "changed the region to eu-west-1"
+        r"\b(?:[Ww]e |I )?(?:renamed|changed|moved|switched|set|pointed|updated) (?:the |our )"
+        r"(?P<what>(?:[A-Za-z][\w\-]* ){0,3}"
+        + _CONFIG_NOUN
+        + r") (?:over |back )?to "
+        + _CONFIG_VALUE
+        + _VALUE_END
+    ),
+)
+"""A configuration value, one at a time: "the database host is db1.internal", then "the database
+host is now db2.internal"; the name ends in what holds such a value (host, port, branch, ...)."""
+_PORT = (
+    re.compile(  # "the API runs on port 8080"
+        r"(?:\b|^)(?:(?:[Tt]he|[Oo]ur) )?(?P<what>[A-Za-z][\w\- ]{0,30}?) (?:now )?(?:runs|listens|"
+        r"is running|is served|is listening|serves) on port (?P<v>\d{2,5})\b"
+    ),
+    re.compile(  # "we moved the API to port 9000"
+        r"\b(?:moved|changed|switched|put|bound) (?:the |our )?(?P<what>[A-Za-z][\w\- ]{0,30}?) "
+        r"(?:over |back )?to port (?P<v>\d{2,5})\b"
+    ),
+)
+"""The port a service listens on, one at a time (its key: "<service> port")."""
+
+
+def _setting(s: str, t: TurnInput, project: str) -> FactCandidate | None:
+    """A configuration value (`_SETTING`) or a service's port (`_PORT`), one current value each."""
+    for rx in _PORT:
+        m = rx.search(s)
+        if m is not None and _fact_key(m.group("what")) not in _NO_SUBJECT:
+            what = f"{_fact_key(m.group('what'))} port"
+            return _setting_fact(what, m.group("v"), project, t)
+    for rx in _SETTING:
+        m = rx.search(s)
+        if m is None or _fact_key(m.group("what")) in _NO_SUBJECT:
+            continue
+        value = m.group("v").rstrip(".:/")
+        if value.lower() in _NOT_A_VALUE:
+            continue
+        return _setting_fact(_fact_key(m.group("what")), value, project, t)
+    return None
+
+
+_NOT_A_VALUE = frozenset(
+    {"it", "this", "that", "the", "a", "an", "not", "down", "up", "wrong", "broken", "fine", "ok"}
+    | {"slow", "fast", "same", "different", "unknown", "missing", "empty", "full", "set", "free"}
+    | {"ready", "done", "merged", "deployed", "live", "green", "red", "failing", "passing"}
+    | {"stale", "protected", "locked", "open", "closed", "busy", "available", "unavailable"}
+    | {"healthy", "unhealthy", "new", "old", "gone", "deleted", "outdated", "correct", "right"}
+    | {"fixed", "blocked", "pending", "huge", "large", "small", "public", "private", "there"}
+)
+"""Words after "is" that say how a setting is, not what it is set to."""
+
+
+def _setting_fact(what: str, value: str, project: str, t: TurnInput) -> FactCandidate:
+    return _said(
+        subject=what,
+        predicate="is set to",
+        object=value,
+        kind="other",
+        statement=f"{project}: the {what} is {value}",
+        confidence=0.65,
+        t=t,
+    )
+
+
 _LEAD_ROLE = re.compile(r"^(?P<team>.+?) (?:team )?(?:lead|leader|head)$")
 """A role that leads a team ("QA lead", "design team lead"): said as who leads the team."""
 
@@ -1746,7 +1824,7 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
             confidence=0.65,
             t=t,
         )
-    return None
+    return _setting(s, t, project)
 
 
 def _personal(s: str, t: TurnInput, speaker: str, chat: bool) -> FactCandidate | None:

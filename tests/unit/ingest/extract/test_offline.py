@@ -709,6 +709,31 @@ def test_a_timeout_a_rate_limit_and_a_retry_count_keep_one_current_value_each() 
     ]
 
 
+def test_a_host_a_branch_a_region_and_a_port_keep_one_current_value_each() -> None:
+    """A value inside a name ("db1.internal") is whole; a word saying how a setting is ("down",
+    "ready") or a name that is not a setting ("the topic") stores nothing."""
+    assert _facts_of(
+        "The database host is db1.internal.",
+        "The database host is now db2.internal after the migration.",
+        "The default branch is master, open PRs against it.",
+        "We renamed the default branch to main.",
+        "The AWS region is eu-west-1.",
+        "The API runs on port 8080 locally.",
+        "We moved the API to port 9000 because 8080 clashes with the proxy.",
+        "The database host is down.",
+        "The feature branch is ready for review.",
+        "The topic is interesting.",
+    ) == [
+        ("other", "database host", "is set to", "db1.internal"),
+        ("other", "database host", "is set to", "db2.internal"),
+        ("other", "default branch", "is set to", "master"),
+        ("other", "default branch", "is set to", "main"),
+        ("other", "aws region", "is set to", "eu-west-1"),
+        ("other", "api port", "is set to", "8080"),
+        ("other", "api port", "is set to", "9000"),
+    ]
+
+
 def test_moving_home_is_not_a_switch_of_tools() -> None:
     """ "I moved to New York" says where the speaker lives, not a rule to use New York; "we moved
     to Bitbucket" and "we've moved to pnpm" stay switches."""
