@@ -1661,7 +1661,7 @@ _SETTING = (
 host is now db2.internal"; the name ends in what holds such a value (host, port, branch, ...)."""
 _PORT = (
     re.compile(  # "the API runs on port 8080"
-        r"(?:\b|^)(?:(?:[Tt]he|[Oo]ur) )?(?P<what>[A-Za-z][\w\- ]{0,30}?) (?:now )?(?:runs|listens|"
+        r"(?:(?:[Tt]he|[Oo]ur|[Mm]y) |^)(?P<what>[A-Za-z][\w\- ]{0,30}?) (?:now )?(?:runs|listens|"
         r"is running|is served|is listening|serves) on port (?P<v>\d{2,5})\b"
     ),
     re.compile(  # "we moved the API to port 9000"
@@ -1670,15 +1670,19 @@ _PORT = (
     ),
 )
 """The port a service listens on, one at a time (its key: "<service> port")."""
+_FILLER = re.compile(
+    r"^(?:(?:so|now|then|and|but|also|ok|okay|well|btw)\s+)*(?:(?:the|our|my)\s+)?"
+)
+"""Words a sentence opens with before the service it names ("so the API runs on ...")."""
 
 
 def _setting(s: str, t: TurnInput, project: str) -> FactCandidate | None:
     """A configuration value (`_SETTING`) or a service's port (`_PORT`), one current value each."""
     for rx in _PORT:
         m = rx.search(s)
-        if m is not None and _fact_key(m.group("what")) not in _NO_SUBJECT:
-            what = f"{_fact_key(m.group('what'))} port"
-            return _setting_fact(what, m.group("v"), project, t)
+        service = None if m is None else _FILLER.sub("", _fact_key(m.group("what")))
+        if m is not None and service and service not in _NO_SUBJECT:
+            return _setting_fact(f"{service} port", m.group("v"), project, t)
     for rx in _SETTING:
         m = rx.search(s)
         if m is None or _fact_key(m.group("what")) in _NO_SUBJECT:
@@ -1697,6 +1701,7 @@ _NOT_A_VALUE = frozenset(
     | {"stale", "protected", "locked", "open", "closed", "busy", "available", "unavailable"}
     | {"healthy", "unhealthy", "new", "old", "gone", "deleted", "outdated", "correct", "right"}
     | {"fixed", "blocked", "pending", "huge", "large", "small", "public", "private", "there"}
+    | {"me", "you", "us", "him", "her", "them", "mine", "yours", "ours"}
 )
 """Words after "is" that say how a setting is, not what it is set to."""
 

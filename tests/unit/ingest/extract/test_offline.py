@@ -720,9 +720,11 @@ def test_a_host_a_branch_a_region_and_a_port_keep_one_current_value_each() -> No
         "The AWS region is eu-west-1.",
         "The API runs on port 8080 locally.",
         "We moved the API to port 9000 because 8080 clashes with the proxy.",
+        "So the web app listens on port 3000.",
         "The database host is down.",
         "The feature branch is ready for review.",
         "The topic is interesting.",
+        "The host is me.",
     ) == [
         ("other", "database host", "is set to", "db1.internal"),
         ("other", "database host", "is set to", "db2.internal"),
@@ -731,6 +733,7 @@ def test_a_host_a_branch_a_region_and_a_port_keep_one_current_value_each() -> No
         ("other", "aws region", "is set to", "eu-west-1"),
         ("other", "api port", "is set to", "8080"),
         ("other", "api port", "is set to", "9000"),
+        ("other", "web app port", "is set to", "3000"),
     ]
 
 
