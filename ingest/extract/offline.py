@@ -1480,6 +1480,26 @@ _AMOUNT = (
     # where the clause ends: "Emma is 7 minutes late" and "I'm 5 minutes away" are no setting
     r"(?=\s*(?:[.,;!?\n]|$|\b(?:now|per|each|for|because|since|from|starting|as of)\b)))"
 )
+
+
+def _said_other(
+    subject: str, predicate: str, value: str, statement: str, t: TurnInput
+) -> FactCandidate:
+    """A fact with one current value per `subject` and `predicate`, kind `other`, said in `t`.
+
+    A team's lead, a setting, a date, a habit given up.
+    """
+    return _said(
+        subject=subject,
+        predicate=predicate,
+        object=value,
+        kind="other",
+        statement=statement,
+        confidence=0.65,
+        t=t,
+    )
+
+
 _SIZE = (
     r"(?P<n>\d[\d,.]*)\s?(?P<unit>[KMGTP]i?B|vCPUs?|CPUs?|GPUs?|cores?|nodes?|replicas?|"
     r"workers?)(?![\w-])(?:\s+(?:of\s+)?(?P<res>RAM|memory|disk space|disk|storage|swap|VRAM))?"
@@ -1528,14 +1548,12 @@ def _capacity(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         if not what or what in _NO_SUBJECT:
             continue
         amount = f"{m.group('n')} {unit}"
-        return _said(
-            subject=what,
-            predicate=f"has {resource}",
-            object=amount,
-            kind="other",
-            statement=f"{project}: {what} has {amount}" + (f" of {said}" if said else ""),
-            confidence=0.65,
-            t=t,
+        return _said_other(
+            what,
+            f"has {resource}",
+            amount,
+            f"{project}: {what} has {amount}" + (f" of {said}" if said else ""),
+            t,
         )
     return None
 
@@ -1601,14 +1619,12 @@ def _quit(s: str, t: TurnInput, speaker: str) -> FactCandidate | None:
             continue
         doing = HABIT_VERBS.get(verb, verb)
         what = f"{doing} {x}".strip()
-        return _said(
-            subject=_fact_key(speaker),
-            predicate=f"gave up {normalize_key(x)}",
-            object=what,
-            kind="other",
-            statement=f"{speaker} has given up {what}",
-            confidence=0.65,
-            t=t,
+        return _said_other(
+            _fact_key(speaker),
+            f"gave up {normalize_key(x)}",
+            what,
+            f"{speaker} has given up {what}",
+            t,
         ).model_copy(update={"ends": x})
     return None
 
@@ -1682,7 +1698,8 @@ def _setting(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         m = rx.search(s)
         service = None if m is None else _FILLER.sub("", _fact_key(m.group("what")))
         if m is not None and service and service not in _NO_SUBJECT:
-            return _setting_fact(f"{service} port", m.group("v"), project, t)
+            what, port = f"{service} port", m.group("v")
+            return _said_other(what, "is set to", port, f"{project}: the {what} is {port}", t)
     for rx in _SETTING:
         m = rx.search(s)
         if m is None or _fact_key(m.group("what")) in _NO_SUBJECT:
@@ -1690,7 +1707,8 @@ def _setting(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         value = m.group("v").rstrip(".:/")
         if value.lower() in _NOT_A_VALUE:
             continue
-        return _setting_fact(_fact_key(m.group("what")), value, project, t)
+        what = _fact_key(m.group("what"))
+        return _said_other(what, "is set to", value, f"{project}: the {what} is {value}", t)
     return None
 
 
@@ -1706,18 +1724,6 @@ _NOT_A_VALUE = frozenset(
 """Words after "is" that say how a setting is, not what it is set to."""
 
 
-def _setting_fact(what: str, value: str, project: str, t: TurnInput) -> FactCandidate:
-    return _said(
-        subject=what,
-        predicate="is set to",
-        object=value,
-        kind="other",
-        statement=f"{project}: the {what} is {value}",
-        confidence=0.65,
-        t=t,
-    )
-
-
 _LEAD_ROLE = re.compile(r"^(?P<team>.+?) (?:team )?(?:lead|leader|head)$")
 """A role that leads a team ("QA lead", "design team lead"): said as who leads the team."""
 
@@ -1727,14 +1733,12 @@ def _led_by(who: str, team: str, project: str, t: TurnInput) -> FactCandidate:
     key = _team_key(team)
     # initials keep their capitals in the statement ("the QA team"); the key is lower-case
     shown = _TEAM_WORD.sub("", team.strip()) if re.match(_ACRONYM, team) else key
-    return _said(
-        subject=f"{key} team",
-        predicate="led by",
-        object=who,
-        kind="other",
-        statement=f"{project}: {who} leads the {shown} team",
-        confidence=0.65,
-        t=t,
+    return _said_other(
+        f"{key} team",
+        "led by",
+        who,
+        f"{project}: {who} leads the {shown} team",
+        t,
     )
 
 
@@ -1758,14 +1762,12 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         lead = _LEAD_ROLE.match(m.group("role"))
         if lead is not None:  # "Maria is our QA lead" and "Jonas is the QA lead now": one key
             return _led_by(who, lead.group("team"), project, t)
-        return _said(
-            subject=role,
-            predicate="held by",
-            object=who,
-            kind="other",
-            statement=f"{project}: {who} is the {m.group('role')}",
-            confidence=0.65,
-            t=t,
+        return _said_other(
+            role,
+            "held by",
+            who,
+            f"{project}: {who} is the {m.group('role')}",
+            t,
         )
     for rx in _AMOUNT_SET:
         m = rx.search(s)
@@ -1775,14 +1777,12 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         if not what or what in _NO_SUBJECT:
             continue
         amount = m.group("amount").strip()
-        return _said(
-            subject=what,
-            predicate="amounts to",
-            object=amount,
-            kind="other",
-            statement=f"{project}: the {what} is {amount}",
-            confidence=0.65,
-            t=t,
+        return _said_other(
+            what,
+            "amounts to",
+            amount,
+            f"{project}: the {what} is {amount}",
+            t,
         )
     held = _capacity(s, t, project)
     if held is not None:
@@ -1792,26 +1792,22 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         what = _SERVICE_TAIL.sub("", _fact_key(located.group("what")))
         if what and what not in _NO_SUBJECT:
             url = located.group("url")
-            return _said(
-                subject=what,
-                predicate="is at",
-                object=url,
-                kind="other",
-                statement=f"{project}: {located.group('what')} is at {url}",
-                confidence=0.65,
-                t=t,
+            return _said_other(
+                what,
+                "is at",
+                url,
+                f"{project}: {located.group('what')} is at {url}",
+                t,
             )
     off = next((m for rx in _CANCELLED if (m := rx.search(s))), None)
     if off is not None and _fact_key(off.group("what")) not in _NO_SUBJECT:
         what = _fact_key(off.group("what"))
-        return _said(
-            subject=what,
-            predicate="scheduled for",
-            object="cancelled",
-            kind="other",
-            statement=f"{project}: the {what} is cancelled",
-            confidence=0.65,
-            t=t,
+        return _said_other(
+            what,
+            "scheduled for",
+            "cancelled",
+            f"{project}: the {what} is cancelled",
+            t,
         )
     for rx in _SCHEDULED:
         m = rx.search(s)
@@ -1820,14 +1816,12 @@ def _project_fact(s: str, t: TurnInput, project: str) -> FactCandidate | None:
         what, when = _fact_key(m.group("what")), m.group("when")
         if not what or what in _NO_SUBJECT:
             continue
-        return _said(
-            subject=what,
-            predicate="scheduled for",
-            object=when,
-            kind="other",
-            statement=f"{project}: the {what} is scheduled for {when}",
-            confidence=0.65,
-            t=t,
+        return _said_other(
+            what,
+            "scheduled for",
+            when,
+            f"{project}: the {what} is scheduled for {when}",
+            t,
         )
     return _setting(s, t, project)
 
