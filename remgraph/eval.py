@@ -31,6 +31,7 @@ from ingest.config import IngestSettings
 from ingest.pipeline import ingest_paths
 from recall.eval import KS, QuestionResult, markdown_table, parse_evidence, summarize
 from recall.retrieval import RetrievalService
+from remgraph.eval_extraction import extraction_command
 from remgraph.eval_isolation import EvalIsolation
 from remgraph.eval_knowledge import knowledge_command
 from remgraph.eval_scenarios import scenarios_command
@@ -284,3 +285,4 @@ def locomo_command(
 
 eval_app.command("scenarios")(scenarios_command)
 eval_app.command("knowledge")(knowledge_command)
+eval_app.command("extraction")(extraction_command)

@@ -27,10 +27,12 @@ project) and change their ranking.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import platform
 import subprocess
 import time
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -232,7 +234,7 @@ def _context_document(with_as_of: bool, with_known_at: bool, with_limit: bool) -
     )
 
 
-class _Client:
+class GraphQLClient:
     """GraphQL over the app's ASGI interface, with the scenario's API key."""
 
     def __init__(self, http: httpx.AsyncClient, secret: str) -> None:
@@ -262,7 +264,9 @@ class _Client:
         return data
 
 
-async def _ingest(client: _Client, ns: str, session: SessionSpec, max_turns: int) -> list[str]:
+async def _ingest(
+    client: GraphQLClient, ns: str, session: SessionSpec, max_turns: int
+) -> list[str]:
     """Send one session through `ingestTurns`; returns the problems it reported.
 
     Turns that did not land or an extraction that failed are reported and the scenario goes on;
@@ -288,7 +292,7 @@ async def _ingest(client: _Client, ns: str, session: SessionSpec, max_turns: int
     return problems
 
 
-async def _rem(db: GraphDB, settings: Settings, ns: str, now: datetime) -> list[str]:
+async def rem_cycle(db: GraphDB, settings: Settings, ns: str, now: datetime) -> list[str]:
     """Run every REM job for the project; returns one line per job that failed."""
     failed = []
     for name in JOBS:
@@ -319,7 +323,7 @@ def _result(
 
 
 async def _check(
-    client: _Client, ns: str, index: int, check: CheckSpec, after: SessionSpec
+    client: GraphQLClient, ns: str, index: int, check: CheckSpec, after: SessionSpec
 ) -> CheckResult:
     res = _result(index, check, after.id, _iso(after.end))
     variables: dict[str, Any] = {"query": check.query, "project": ns}
@@ -346,6 +350,33 @@ async def _check(
     return res
 
 
+@contextlib.asynccontextmanager
+async def served_app(
+    db: GraphDB, settings: Settings, embedder: Embedder, project: str, name: str, at: datetime
+) -> AsyncIterator[tuple[GraphQLClient, Any]]:
+    """The real app on `db` (ingest with extraction, REM, `context`) and a client for it.
+
+    The client sends an API key named `name`, scoped to `project`, created at `at`; the second
+    value is the app's context-query recorder (`flush()` writes what the agent asked).
+    """
+    services = ApiServices(
+        ingestor=IngestService(
+            db, settings, embedder=embedder, hooks=extraction_hooks(db, settings, embedder)
+        ),
+        consolidator=RemService(db, settings),
+        embedder=embedder,
+        db=db,
+    )
+    app = create_app(settings, services)
+    with frozen_clock(at):
+        _, secret = await ApiKeyRepository(db).create(name[:80], [project])
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://eval") as http,
+    ):
+        yield GraphQLClient(http, secret), app.state.resources.recorder
+
+
 async def _replay(
     db: GraphDB,
     settings: Settings,
@@ -356,30 +387,16 @@ async def _replay(
     """Ingest, consolidate and check one scenario on `db`, appending to `result`."""
     sc = loaded.scenario
     ns = result.namespace
-    services = ApiServices(
-        ingestor=IngestService(
-            db, settings, embedder=embedder, hooks=extraction_hooks(db, settings, embedder)
-        ),
-        consolidator=RemService(db, settings),
-        embedder=embedder,
-        db=db,
-    )
-    app = create_app(settings, services)
-    with frozen_clock(sc.sessions[0].start):
-        _, secret = await ApiKeyRepository(db).create(f"eval scenarios: {sc.name}"[:80], [ns])
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://scenario.eval"
-        ) as http,
+    key = f"eval scenarios: {sc.name}"
+    async with served_app(db, settings, embedder, ns, key, sc.sessions[0].start) as (
+        client,
+        recorder,
     ):
-        client = _Client(http, secret)
-        recorder = app.state.resources.recorder
         for session in sc.sessions:
             with frozen_clock(session.end):
                 result.errors += await _ingest(client, ns, session, settings.api.max_ingest_turns)
                 if session.rem:
-                    failed = await _rem(db, settings, ns, session.end)
+                    failed = await rem_cycle(db, settings, ns, session.end)
                     result.rem_cycles += 1
                     result.errors += [f"after session {session.id!r}: {f}" for f in failed]
             for index, check in sc.checks_after(session.id):
@@ -432,7 +449,8 @@ async def _run_one(
     return result
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
+    """The commit the evaluated code is at (`-dirty` with uncommitted changes), if known."""
     root = Path(remgraph.__file__).resolve().parent.parent
     try:
         head = subprocess.run(
@@ -506,7 +524,7 @@ async def run_scenarios(
         "extractor": "llm" if cfg.extract.use_llm else "offline",
         "embedding": f"{cfg.embedding.provider}:{cfg.embedding.model}",
         "remgraph_version": remgraph.__version__,
-        "git_commit": _git_commit(),
+        "git_commit": git_commit(),
         "python": platform.python_version(),
         "started_at": started.isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - t0, 2),

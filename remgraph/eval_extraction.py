@@ -1,0 +1,523 @@
+"""`remgraph eval extraction LABELS --corpus FILE`: distilled knowledge against a person's labels.
+
+A real history (generic JSONL, as `remgraph ingest FILE --format generic` reads it) goes into a
+scratch namespace through the real ingest pipeline with knowledge extraction, one full REM cycle
+runs for its project (every job of `consolidate.jobs.JOBS`, in order), and what was distilled
+(rules and preferences, decisions, facts, lessons; closed and superseded records included) is
+matched against the labels file (`remgraph.extraction_labels`) by meaning and provenance
+(`remgraph.extraction_metrics`). The labels' questions then go through the same app's GraphQL
+`context`, as an agent asks them, and are judged by the `eval scenarios` pass rule, plus: does a
+distilled item carry the answer in the top 5, does an unrelated rule take a top-3 place, and how
+well `answerable` separates answered questions from the others (AUC).
+
+Record time is the history's time: the clock is frozen one minute after the history's last
+message while it is ingested, consolidated and asked, so a new session "right after" the history
+is what is measured. Isolation is `remgraph/eval_isolation.py`'s (a scratch graph on FalkorDB;
+on Neo4j a project that must hold no data, purged afterwards).
+
+`--sessions N` keeps the first N sessions (file order) and the labels said in them: the small
+slice CI runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.console import Console
+
+from ai.embed import Embedder, make_embedder
+from ai.language import fragments
+from core.timeutil import frozen_clock, parse_time
+from graph.db import GraphDB
+from graph.models import Correction, Fact, Lesson
+from graph.repositories.exports import ExportRepository
+from graph.repositories.sessions import SessionRepository
+from graph.repositories.turns import TurnRepository
+from ingest.pipeline import ingest_paths
+from remgraph.eval_isolation import EvalIsolation
+from remgraph.eval_scenarios import (
+    GraphQLClient,
+    eval_settings,
+    git_commit,
+    rem_cycle,
+    served_app,
+)
+from remgraph.extraction_labels import (
+    LABEL_KINDS,
+    History,
+    Labels,
+    LabelsError,
+    load_labels,
+    locate,
+    read_history,
+    squash,
+)
+from remgraph.extraction_metrics import (
+    SIM_ALONE,
+    SIM_WITH_TURN,
+    Distilled,
+    ItemKind,
+    Match,
+    auc,
+    kind_report,
+    match,
+    totals,
+    unmatched,
+)
+from remgraph.scenario_spec import Item, judge
+from remgraph.settings import Settings
+
+DISTILLED_KINDS = ("CORRECTION", "FACT", "LESSON")
+"""`context` kinds of a distilled rule, decision, fact or lesson."""
+ANSWER_TOP = 5
+RULE_TOP = 3
+FACT_KINDS: dict[str, ItemKind] = {
+    "decision": "decision",
+    "preference": "rule",
+    "tech_stack": "fact",
+    "project": "fact",
+    "event": "fact",
+    "observation": "fact",
+    "other": "fact",
+    "todo": "other",
+}
+"""A stored fact's kind as the labels name it: a preference is a standing instruction; a todo
+is open work, which the labels do not cover."""
+TEXT_CHARS = 240
+
+_CONTEXT = (
+    "query Ask($query: String!, $project: String!) { context(query: $query, project: $project) "
+    "{ __typename ... on ContextPayload { answerable items { id kind text score } } "
+    "... on InvalidInput { field message } ... on Forbidden { message } } }"
+)
+
+
+@dataclass
+class ExtractionOutcome:
+    """The whole run: figures per kind, questions, unmatched items both ways, metadata."""
+
+    meta: dict[str, Any]
+    kinds: dict[str, dict[str, Any]]
+    questions: dict[str, Any]
+    unmatched: dict[str, list[dict[str, Any]]]
+    matches: list[dict[str, Any]]
+    label_problems: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "meta": self.meta,
+            "kinds": self.kinds,
+            "totals": totals(self.kinds),
+            "questions": self.questions,
+            "unmatched": self.unmatched,
+            "matches": self.matches,
+            "label_problems": self.label_problems,
+        }
+
+
+# --- the slice -------------------------------------------------------------------------------
+
+
+def slice_labels(labels: Labels, keep: set[str]) -> Labels:
+    """The labels said in the sessions `keep`; an item replaced outside them is current."""
+    items = []
+    for i in labels.items:
+        ev = tuple(e for e in i.evidence if e.session in keep)
+        if ev:
+            items.append(i.model_copy(update={"evidence": ev}))
+    ids = {i.id for i in items}
+    items = [
+        i
+        if i.superseded_by is None or i.superseded_by in ids
+        else i.model_copy(update={"superseded_by": None, "current": True})
+        for i in items
+    ]
+    questions = [q for q in labels.questions if q.answers and set(q.answers) <= ids]
+    return labels.model_copy(update={"items": tuple(items), "questions": tuple(questions)})
+
+
+def _write_slice(corpus: Path, keep: set[str], out: Path) -> None:
+    with corpus.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as dst:
+        for line in src:
+            if line.strip() and json.loads(line).get("session_id") in keep:
+                dst.write(line)
+
+
+def first_sessions(history: History, n: int | None) -> set[str]:
+    """The first `n` sessions of the history in file order (all when `n` is None)."""
+    names = list(history.sessions)
+    return set(names if n is None else names[:n])
+
+
+# --- reading back what was distilled ---------------------------------------------------------
+
+
+async def _message_places(
+    db: GraphDB, project: str, history: History
+) -> dict[str, tuple[str, int]]:
+    """Turn id -> (session, index of the message in the history's session)."""
+    out: dict[str, tuple[str, int]] = {}
+    for s in await SessionRepository(db).list(projects=[project], limit=100_000):
+        msgs = history.sessions.get(s.source_key, [])
+        turns = await TurnRepository(db).list(s.id, limit=100_000)
+        if len(turns) == len(msgs):  # one turn per message, in order
+            out.update({t.id: (s.source_key, i) for i, t in enumerate(turns)})
+            continue
+        heads = {squash(m.content)[:200]: m.index for m in msgs}
+        for t in turns:
+            i = heads.get(squash(t.text)[:200])
+            if i is not None:
+                out[t.id] = (s.source_key, i)
+    return out
+
+
+def _current(item: Correction | Fact | Lesson, now: Any) -> bool:
+    return (item.valid_to is None or item.valid_to > now) and (
+        item.expired_at is None or item.expired_at > now
+    )
+
+
+def _as_distilled(
+    node: Correction | Fact | Lesson, places: dict[str, tuple[str, int]], now: Any
+) -> Distilled:
+    turns = frozenset(places[t] for t in node.source_turn_ids if t in places)
+    if isinstance(node, Correction):
+        return Distilled(
+            node.id,
+            "rule",
+            "correction",
+            node.rule_text or node.corrected_behaviour,
+            turns,
+            _current(node, now),
+            float(node.confidence),
+        )
+    if isinstance(node, Fact):
+        return Distilled(
+            node.id,
+            FACT_KINDS.get(node.kind, "fact"),
+            f"fact:{node.kind}",
+            node.statement,
+            turns,
+            _current(node, now),
+            float(node.confidence),
+        )
+    return Distilled(
+        node.id,
+        "lesson",
+        "lesson",
+        f"{node.title}: {node.content}" if node.content else node.title,
+        turns,
+        _current(node, now),
+        float(node.quality),
+        headline=node.title,
+    )
+
+
+async def distilled_items(db: GraphDB, project: str, history: History, now: Any) -> list[Distilled]:
+    """Every rule, fact and lesson record of the project (closed ones too), with provenance."""
+    graph = await ExportRepository(db).project_graph(project, all_history=True)
+    places = await _message_places(db, project, history)
+    nodes = [n for n in graph.nodes if isinstance(n, Correction | Fact | Lesson)]
+    return sorted((_as_distilled(n, places, now) for n in nodes), key=lambda d: d.id)
+
+
+# --- meaning ---------------------------------------------------------------------------------
+
+
+async def similarity_table(
+    embedder: Embedder, items: Sequence[Distilled], labels: Labels
+) -> dict[tuple[str, str], float]:
+    """Cosine of each item's text with each label's meaning or, when higher, one of its quotes."""
+    label_texts: list[tuple[str, str]] = []
+    for lab in labels.items:
+        label_texts.append((lab.id, lab.meaning))
+        label_texts += [(lab.id, e.quote) for e in lab.evidence]
+    if not items or not label_texts:
+        return {}
+    iv = np.asarray(await embedder.embed([i.text or " " for i in items]), dtype=np.float32)
+    lv = np.asarray(await embedder.embed([t for _, t in label_texts]), dtype=np.float32)
+    iv /= np.maximum(np.linalg.norm(iv, axis=1, keepdims=True), 1e-9)
+    lv /= np.maximum(np.linalg.norm(lv, axis=1, keepdims=True), 1e-9)
+    sims = iv @ lv.T
+    out: dict[tuple[str, str], float] = {}
+    for j, (lid, _) in enumerate(label_texts):
+        for k, it in enumerate(items):
+            key = (it.id, lid)
+            out[key] = max(out.get(key, -1.0), float(sims[k, j]))
+    return out
+
+
+# --- questions -------------------------------------------------------------------------------
+
+
+async def _ask(client: GraphQLClient, project: str, query: str) -> tuple[list[Item], float]:
+    data = await client.call(_CONTEXT, {"query": query, "project": project}, "context")
+    items = [
+        Item(kind=str(i["kind"]), text=str(i["text"]), score=float(i["score"]), id=str(i["id"]))
+        for i in data["items"]
+    ]
+    return items, float(data["answerable"])
+
+
+def _carries(items: Sequence[Item], expect: Sequence[str], kinds: Sequence[str] | None) -> bool:
+    want = [e.casefold() for e in expect]
+    return any(
+        (kinds is None or i.kind in kinds) and any(w in i.text.casefold() for w in want)
+        for i in items
+    )
+
+
+def _unrelated_rules(
+    items: Sequence[Item], expect: Sequence[str], answers: set[str], m: Match
+) -> list[str]:
+    """Rules in the top 3 that neither hold the answer nor match a label that answers."""
+    want = [e.casefold() for e in expect]
+    out = []
+    for i in items[:RULE_TOP]:
+        if i.kind != "CORRECTION":
+            continue
+        if any(w in i.text.casefold() for w in want) or answers & set(m.labels_of(i.id)):
+            continue
+        out.append(i.text[:TEXT_CHARS])
+    return out
+
+
+async def ask_questions(client: GraphQLClient, project: str, labels: Labels, m: Match) -> Any:
+    """Every question through `context`; the verdicts and their summary."""
+    details: list[dict[str, Any]] = []
+    for q in labels.questions:
+        items, answerable = await _ask(client, project, q.query)
+        verdict = judge(q, items)
+        any_kind = _carries(items[:ANSWER_TOP], q.expect_any, None)
+        distilled = _carries(items[:ANSWER_TOP], q.expect_any, DISTILLED_KINDS)
+        unrelated = _unrelated_rules(items, q.expect_any, set(q.answers), m)
+        details.append(
+            {
+                "id": q.id,
+                "query": q.query,
+                "passed": verdict.passed,
+                "reasons": list(verdict.reasons),
+                "answer_top5_any": any_kind,
+                "answer_top5_distilled": distilled,
+                "unrelated_rules_top3": unrelated,
+                "answerable": round(answerable, 4),
+                "items": [
+                    {"rank": r, "kind": i.kind, "score": round(i.score, 4), "text": i.text[:160]}
+                    for r, i in enumerate(items[: max(q.top, ANSWER_TOP)], start=1)
+                ],
+            }
+        )
+    pos = [float(d["answerable"]) for d in details if d["answer_top5_any"]]
+    neg = [float(d["answerable"]) for d in details if not d["answer_top5_any"]]
+    return {
+        "total": len(details),
+        "passed": sum(d["passed"] for d in details),
+        "answer_top5_any": sum(d["answer_top5_any"] for d in details),
+        "answer_top5_distilled": sum(d["answer_top5_distilled"] for d in details),
+        "unrelated_rule_top3": sum(bool(d["unrelated_rules_top3"]) for d in details),
+        "answerable_auc": auc(pos, neg),
+        "details": details,
+    }
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+async def _ingest_and_consolidate(
+    db: GraphDB, settings: Settings, corpus: Path, project: str, emb: Embedder, end: Any
+) -> dict[str, Any]:
+    from remgraph.wiring import extraction_hooks
+
+    t0 = time.perf_counter()
+    report = await ingest_paths(
+        db,
+        settings,
+        [corpus],
+        fmt="generic",
+        project=project,
+        hooks=extraction_hooks(db, settings, emb),
+        embedder=emb,
+    )
+    ingest_s = time.perf_counter() - t0
+    failed = await rem_cycle(db, settings, project, end)
+    return {
+        "sessions": report.sessions,
+        "turns": report.turns_new + report.turns_unchanged,
+        "issues": [i.reason for i in report.issues if i.severity != "info"][:20],
+        "hook_errors": list(report.hook_errors)[:20],
+        "rem_failures": failed,
+        "ingest_s": round(ingest_s, 2),
+        "rem_s": round(time.perf_counter() - t0 - ingest_s, 2),
+    }
+
+
+async def evaluate_extraction(
+    labels_path: Path,
+    corpus: Path,
+    *,
+    sessions: int | None = None,
+    settings: Settings | None = None,
+    embedder: Embedder | None = None,
+) -> ExtractionOutcome:
+    """Run the whole evaluation (see the module docstring).
+
+    Raises:
+        LabelsError: the labels or the history cannot be read.
+        DatabaseInUseError / ProjectInUseError: the shared database is not free (Neo4j).
+    """
+    cfg = eval_settings(settings)
+    labels = load_labels(labels_path)
+    history = read_history(corpus)
+    keep = first_sessions(history, sessions)
+    if sessions is not None:
+        history = read_history(corpus, sessions=keep)
+        labels = slice_labels(labels, keep)
+    places, problems = locate(labels, history)
+    last = parse_time(history.last_timestamp()) if history.last_timestamp() else None
+    if last is None:
+        raise LabelsError(f"{corpus}: no message has a timestamp")
+    end = last + timedelta(minutes=1)
+    emb = embedder or make_embedder(cfg.embedding)
+    t0 = time.perf_counter()
+    async with EvalIsolation.open(cfg, prefix="extraction") as iso:
+        with tempfile.TemporaryDirectory() as tmp:
+            file = Path(tmp) / corpus.name
+            await asyncio.to_thread(_write_slice, corpus, keep, file)
+            async with iso.namespace(labels.project, paths=[str(file)]) as ns:
+                project = ns.project(labels.project)
+                with frozen_clock(end):
+                    run = await _ingest_and_consolidate(ns.db, ns.settings, file, project, emb, end)
+                    items = await distilled_items(ns.db, project, history, end)
+                    sims = await similarity_table(emb, items, labels)
+                    m = match(items, labels, places, lambda i, lab: sims.get((i.id, lab.id), 0.0))
+                    async with served_app(
+                        ns.db, ns.settings, emb, project, f"eval extraction: {labels.corpus}", end
+                    ) as (client, _):
+                        questions = await ask_questions(client, project, labels, m)
+    judged = [i.judged_text for i in items]
+    frag = dict(zip(judged, fragments(judged), strict=True))
+    kinds: dict[str, dict[str, Any]] = {
+        k: kind_report(k, items, labels, m, lambda t: frag.get(t, False)) for k in LABEL_KINDS
+    }
+    by_id = {i.id: i for i in items}
+    meta = {
+        "labels": labels_path.name,
+        "corpus": corpus.name,
+        "project": labels.project,
+        "sessions": len(history.sessions),
+        "messages": history.messages,
+        "history_end": end.isoformat(),
+        "engine": cfg.engine.value,
+        "extractor": "llm" if cfg.extract.use_llm else "offline",
+        "embedding": f"{cfg.embedding.provider}:{cfg.embedding.model}",
+        "isolation": iso.facts(),
+        "match": {"sim_with_turn": SIM_WITH_TURN, "sim_alone": SIM_ALONE},
+        "git_commit": git_commit(),
+        "run": run,
+        "duration_s": round(time.perf_counter() - t0, 2),
+    }
+    return ExtractionOutcome(
+        meta=meta,
+        kinds=kinds,
+        questions=questions,
+        unmatched=unmatched(items, labels, m, text_chars=TEXT_CHARS),
+        matches=[
+            {
+                "item": i,
+                "label": lab,
+                "cosine": sim,
+                "shared_message": shared,
+                "item_text": by_id[i].text[:TEXT_CHARS],
+            }
+            for i, lab, sim, shared in sorted(m.pairs)
+        ],
+        label_problems=problems,
+    )
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def _fmt(v: Any) -> str:
+    return "-" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def markdown(outcome: ExtractionOutcome) -> str:
+    """The figures as a Markdown report (the JSON holds everything)."""
+    m, q = outcome.meta, outcome.questions
+    lines = [
+        f"# Extraction evaluation: {m['corpus']} against {m['labels']}",
+        "",
+        f"{m['sessions']} sessions, {m['messages']} messages; engine `{m['engine']}`, "
+        f"{m['extractor']} extraction, commit `{m['git_commit']}`, {m['duration_s']} s.",
+        "",
+        "| kind | distilled | labelled | precision | recall | current-value acc. | garbled |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for k, r in outcome.kinds.items():
+        lines.append(
+            f"| {k} | {r['distilled']} | {r['labelled']} | {_fmt(r['precision'])} | "
+            f"{_fmt(r['recall'])} | {_fmt(r['current_accuracy'])} | {_fmt(r['garbled'])} |"
+        )
+    lines += [
+        "",
+        f"Questions: {q['passed']}/{q['total']} pass as written; a distilled item carries the "
+        f"answer in the top {ANSWER_TOP} for {q['answer_top5_distilled']}, any item for "
+        f"{q['answer_top5_any']}; an unrelated rule in the top {RULE_TOP} for "
+        f"{q['unrelated_rule_top3']}; `answerable` AUC {_fmt(q['answerable_auc'])}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def print_outcome(outcome: ExtractionOutcome, console: Console) -> None:
+    """The figures, then what matched nothing both ways, then problems with the labels."""
+    console.print(markdown(outcome), highlight=False, markup=False, soft_wrap=True)
+    for side in ("distilled", "labelled"):
+        rows = outcome.unmatched[side]
+        console.print(f"unmatched {side} ({len(rows)}):", highlight=False)
+        for r in rows:
+            console.print(f"  [{r['kind']}] {' '.join(r['text'].split())[:150]}", markup=False)
+    for p in outcome.label_problems:
+        console.print(f"label problem: {p}", markup=False)
+
+
+def extraction_command(
+    labels: Annotated[Path, typer.Argument(metavar="LABELS", help="A labels JSON file")],
+    corpus: Annotated[Path, typer.Option(help="The history it labels (generic JSONL)")],
+    out: Annotated[
+        Path | None, typer.Option(help="Write <stem>.json and <stem>.md into this folder")
+    ] = None,
+    stem: Annotated[str, typer.Option(help="Result file name stem")] = "extraction",
+    sessions: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N sessions and their labels")
+    ] = None,
+) -> None:
+    """Distil a real history and score what was distilled against a person's labels."""
+    err = Console(stderr=True)
+    for p, what in ((labels, "LABELS"), (corpus, "--corpus")):
+        if not p.is_file():
+            err.print(f"error: {what}: {p} is not a file", markup=False)
+            raise typer.Exit(1)
+    try:
+        outcome = asyncio.run(evaluate_extraction(labels, corpus, sessions=sessions))
+    except LabelsError as e:
+        err.print(f"error: {e}", markup=False)
+        raise typer.Exit(1) from None
+    print_outcome(outcome, Console())
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        jp, mp = out / f"{stem}.json", out / f"{stem}.md"
+        jp.write_text(json.dumps(outcome.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")
+        mp.write_text(markdown(outcome), encoding="utf-8")
+        Console().print(f"wrote {jp} and {mp}", highlight=False)
