@@ -100,7 +100,22 @@ class RankingSection(BaseModel):
     min_score: float = Field(default=0.0, ge=0)
     """Items scoring below this are dropped."""
     rules_first: int = Field(default=3, ge=0, le=20)
-    """At most this many rules and preferences in force open every `context` answer (those the
-    query shares a word with or is similar to, and standing instructions: "always", "never")."""
+    """At most this many rules and preferences in force open a `context` answer: those that pass
+    the relevance gate (`knowledge_min_similarity`), most relevant first."""
     rule_min_similarity: float = Field(default=0.3, ge=-1, le=1)
     """Cosine similarity to the query from which a rule in force counts as relevant."""
+    knowledge_min_similarity: float = Field(default=0.4, ge=-1, le=1)
+    """The relevance gate of distilled items (rules, facts, lessons, topics, layers, primers):
+    an item whose cosine similarity to the query reaches this enters the answer on its meaning
+    alone. Below it, an item needs a query word in its text (`knowledge_lexical_min_similarity`)
+    or stays out, whatever its weight or stage: a distilled item that does not concern the
+    query must not crowd out the turns that do. Turns are never gated. Calibrated on the
+    labelled real histories (`bench/results/gate_calibration.json`): the unrelated rules served
+    on them score 0.0-0.3 with no query word; the answers score 0.35 and up or share a word."""
+    slot_task_similarity: float = Field(default=0.5, ge=-1, le=1.01)
+    """Cosine similarity to one of a slot's tasks (`knowledge/vocabulary.toml`) from which a
+    query concerns that slot, so the items naming the slot's terms pass the relevance gate
+    (above 1: only a slot term said in the query counts)."""
+    knowledge_lexical_min_similarity: float = Field(default=0.2, ge=-1, le=1)
+    """The gate's second way in: an item that shares a query word (a fulltext hit by remgraph's
+    tokenizer) and whose cosine similarity reaches this."""

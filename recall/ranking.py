@@ -57,6 +57,7 @@ __all__ = [
     "Candidate",
     "Ranked",
     "Scored",
+    "concerns_query",
     "mmr_pack",
     "mmr_pool_size",
     "rank",
@@ -189,6 +190,29 @@ def mmr_pack(
     return [greedy.pool[i] for i in greedy.picked]
 
 
+def concerns_query(c: Candidate, w: RankingSection, *, related: bool = False) -> bool:
+    """The relevance gate: whether a distilled item concerns the query at all (turns always do).
+
+    Its meaning is close (cosine similarity to the query at least `knowledge_min_similarity`),
+    it shares a query word and is not far off (`knowledge_lexical_min_similarity`), or the
+    caller found it `related`: about a subject the query concerns (a slot of the declared
+    vocabulary both name, `recall.slots`: "use yarn, not npm" for "how do I add a
+    dependency?", whose words and cosine say little), or derived from a turn the answer shows
+    for the query's words. Without a cosine (no query vector, or the item's is still pending) a
+    shared word is the only other evidence. Weight, stage and recency never open the gate: they
+    order what passed it.
+    """
+    if c.kind is TURN or related:
+        return True
+    lexical = c.scores.get(FULLTEXT, 0.0) > 0
+    sim = c.scores.get(VECTOR)
+    if sim is None:
+        return lexical
+    return sim >= w.knowledge_min_similarity or (
+        lexical and sim >= w.knowledge_lexical_min_similarity
+    )
+
+
 def _evidence(c: Candidate, fused: float) -> dict[str, float]:
     """The start of `why`: the fused relevance, then each list's rank and raw score."""
     why: dict[str, float] = {"fused": fused}
@@ -253,6 +277,10 @@ class Scored(Sequence[Ranked]):
         """Only the items of `kinds`, in the same order."""
         turns = TURN in kinds
         return self._kept(lambda _: turns, lambda r: r.candidate.kind in kinds)
+
+    def knowledge_where(self, keep: Callable[[Candidate], bool]) -> Scored:
+        """Every turn, and the knowledge items `keep` accepts, in the same order."""
+        return self._kept(lambda _: True, lambda r: keep(r.candidate))
 
     def without(self, ids: Collection[str]) -> Scored:
         """Every item but those of `ids`, in the same order."""

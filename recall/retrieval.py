@@ -42,11 +42,13 @@ from recall.ranking import (
     Candidate,
     Ranked,
     Scored,
+    concerns_query,
     mmr_pack,
     mmr_pool_size,
     score_candidates,
 )
 from recall.search import SearchMode, fuse_hits
+from recall.slots import SlotIndex
 from recall.turn_index import Bm25Params, ProjectTurns, TurnIndexes
 from recall.understand import QueryIntent, understand
 from recall.vectors import MAX_OVERSAMPLE, vector_plan
@@ -99,6 +101,15 @@ def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
         return False
     own = set(tokenize(c.text)).difference(tokenize(f"{c.project or ''} {c.predicate}"))
     return not own.isdisjoint(query_terms)
+
+
+def _matched_turns(scored: Scored, limit: int) -> set[str]:
+    """The turns an answer of `limit` items shows that match the query's words."""
+    return {
+        r.candidate.id
+        for r in scored[:limit]
+        if r.candidate.kind is TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
+    }
 
 
 def _elsewhere(c: Candidate, query_terms: frozenset[str]) -> float:
@@ -232,6 +243,8 @@ class RetrievalService:
         self.turn_index = TurnIndexes(repo, max_turns=ranking.turn_index_max_turns)
         self.rules = RulesCache(repo)
         self.knowledge_index = KnowledgeIndexes(repo, max_items=ranking.knowledge_index_max_items)
+        self.slots = SlotIndex(embedder)
+        """Which subjects of the declared vocabulary a query and an item concern (the gate)."""
         self._clocks = ClockRepository(repo.db)
         self._offload = Offload()
         """Where the CPU-bound steps of `context` run (the loop, or a worker thread)."""
@@ -820,26 +833,22 @@ class RetrievalService:
         """The user's instructions this answer opens with (`RankingSection.rules_first` at most).
 
         `rules`: the corrections and standing preferences in force, each with whether it is a
-        rule or preference (or confirmed). A rule or preference counts whatever the task (few
-        per project, and what the user asked for every time); an early-stage correction when the
-        query shares a word with it, is similar to it, asks for the user's rules or preferences
-        as such, or would show the turn the correction was made in among those matching the
-        query's words (the user's words are the evidence that it matters here; the correction is
-        what they mean now). A decision in force among the candidates counts when the query uses
-        its words (`_names_decision`). The most relevant first; each carries `rule_first` in its
-        `why`.
+        rule or preference (or confirmed). Only what passed the relevance gate is here
+        (`recall.ranking.concerns_query`; a query asking for the user's rules or preferences as
+        such lets every rule in force through): a rule or preference then counts; an
+        early-stage correction when the query shares a word with it, is similar to it, asks
+        for the user's rules as such, or would show the turn the correction was made in among
+        those matching the query's words. A decision in force among the candidates counts when
+        the query uses its words (`_names_decision`). The most relevant first; each carries
+        `rule_first` in its `why`.
         """
         w = self.ranking
         query_terms = frozenset(tokenize(intent.text))
-        shown_turns = {  # turns this answer shows that match the query's words
-            r.candidate.id
-            for r in scored[:limit]
-            if r.candidate.kind is TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
-        }
+        shown_turns = _matched_turns(scored, limit)
         picked: list[tuple[float, Ranked]] = []
         for r in scored.knowledge():  # a turn is neither a rule nor a decision
             c = r.candidate
-            if c.id in rules:
+            if c.id in rules:  # past the gate: it concerns the query
                 relevant = rules[c.id] or intent.asks_rules or self._rule_matches(c, shown_turns)
             else:
                 relevant = _names_decision(c, query_terms)
@@ -886,11 +895,25 @@ class RetrievalService:
         as_of_ms: int,
         now: int,
         pack: bool,
+        subjects: frozenset[str] = frozenset(),
     ) -> _Ranking:
-        """Score, open with the rules and take the head; pack it too when its texts are read."""
+        """Score, open with the rules and take the head; pack it too when its texts are read.
+
+        `subjects`: the vocabulary's slots the query concerns (`recall.slots`).
+        """
         scored = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
         if kinds is not None:  # before the limit: `limit` items of the kinds asked for
             scored = scored.of_kinds(kinds)
+        asked = {h.id for h in rules} if intent.asks_rules else set()
+        shown = _matched_turns(scored, limit)
+
+        def concerns(c: Candidate) -> bool:  # the rules asked for as such, and what concerns it
+            related = not shown.isdisjoint(c.turn_ids) or (
+                bool(subjects) and not subjects.isdisjoint(self.slots.of_item(c.text))
+            )
+            return c.id in asked or concerns_query(c, self.ranking, related=related)
+
+        scored = scored.knowledge_where(concerns)
         first = self._rules_first(
             scored, {h.id: _in_force(h) for h in rules}, intent, limit, token_budget
         )
@@ -986,8 +1009,19 @@ class RetrievalService:
         # Ranking is pure CPU (tens of ms for a long query): in a worker thread while other
         # callers' requests are in flight, so the event loop keeps serving them (`Offload`).
         # One step for all of it when the texts packing needs are read (the turn index's are).
+        subjects = await self.slots.of_query(query, vector, self.ranking.slot_task_similarity)
         ranking = await self._offload.run(
-            self._rank, cands, intent, rules, kinds, limit, token_budget, as_of_ms, now, pack
+            self._rank,
+            cands,
+            intent,
+            rules,
+            kinds,
+            limit,
+            token_budget,
+            as_of_ms,
+            now,
+            pack,
+            subjects,
         )
         items = ranking.items
         if items is None:  # the head's texts are read first (engine matches are read without)

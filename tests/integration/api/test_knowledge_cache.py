@@ -91,14 +91,14 @@ async def test_a_kept_rule_is_dropped_as_soon_as_it_is_closed(graph_db) -> None:
         )
     )
     svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
-    assert set(await _opening(svc, "install the dependencies")) == {"cor_pnpm", "cor_tabs"}
+    assert set(await _opening(svc, "what are the rules here?")) == {"cor_pnpm", "cor_tabs"}
     assert svc.rules.hits == 0  # the first call under a clock reads the rules alone
-    assert set(await _opening(svc, "install the dependencies")) == {"cor_pnpm", "cor_tabs"}
+    assert set(await _opening(svc, "what are the rules here?")) == {"cor_pnpm", "cor_tabs"}
     hits = svc.rules.hits  # the second kept them
-    assert set(await _opening(svc, "does the build pass?")) == {"cor_pnpm", "cor_tabs"}
+    assert set(await _opening(svc, "any rules for the build?")) == {"cor_pnpm", "cor_tabs"}
     assert svc.rules.hits == hits + 1  # nothing written: served from the process
     await CorrectionRepository(graph_db).close_many([("cor_tabs", now_ms() - 1)], now=now_ms())
-    assert await _opening(svc, "does the build pass?") == ["cor_pnpm"]
+    assert await _opening(svc, "any rules for the build?") == ["cor_pnpm"]
     await CorrectionRepository(graph_db).upsert_many(
         await _rules(_rule("cor_yarn", "Never use yarn."))
     )
@@ -123,7 +123,7 @@ async def test_a_rule_starts_and_ends_on_time_without_a_write(graph_db) -> None:
     async def at(seconds: float) -> list[str]:
         wait = (now + timedelta(seconds=seconds) - datetime.now(UTC)).total_seconds()
         await asyncio.sleep(max(0.0, wait))
-        return sorted(await _opening(svc, "install the dependencies"))
+        return sorted(await _opening(svc, "what are my rules for installing the dependencies?"))
 
     assert await at(0) == ["cor_now"]
     assert await at(0) == ["cor_now"]
@@ -134,7 +134,7 @@ async def test_a_rule_starts_and_ends_on_time_without_a_write(graph_db) -> None:
     assert await at(8.2) == ["cor_soon"]  # ended
     # a read at another time goes to the engine, whatever is kept
     past = await svc.context(
-        "install the dependencies",
+        "what are my rules for installing the dependencies?",
         ("kc",),
         limit=6,
         token_budget=None,

@@ -142,7 +142,10 @@ async def test_a_knowledge_item_reached_only_through_its_turn_gets_its_cosine(gr
     # The vector search (1 candidate) finds the decoy; no rule shares a word with the query.
     await _decoy_rule(graph_db, q)
     await CorrectionRepository(graph_db).link_sources([("cor_pnpm", "trn_k_2")])  # learnt there
-    svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection(knowledge_candidates=1))
+    # the relevance gate off: what is checked here is the cosine it carries, not whether it is
+    # relevant enough to serve (it is not: pnpm has nothing to do with a helper's place)
+    ranking = RankingSection(knowledge_candidates=1, knowledge_min_similarity=-1)
+    svc = RetrievalService(RecallRepository(graph_db), emb, ranking)
     res = await svc.context(query, ("alpha",), limit=10, token_budget=None)
     by_id = {r.candidate.id: r.candidate for r in res.items}
     pnpm = by_id["cor_pnpm"]

@@ -335,3 +335,54 @@ def test_word_similarity_is_the_jaccard_overlap_of_the_word_sets() -> None:
         expected = len(a & b) / len(a | b) if a and b else 0.0
         assert similarity(ca, cb) == expected  # word sets made from the texts
         assert similarity(ca, cb, a, b) == expected  # or given
+
+
+def _rule(sim=None, fulltext=0.0, id="c1"):
+    scores = {"fulltext": fulltext} if fulltext else {}
+    if sim is not None:
+        scores["vector"] = sim
+    return Candidate(
+        id=id, kind=ItemKind.CORRECTION, text="Use jq, not grep, for JSON.", tokens=8, scores=scores
+    )
+
+
+@pytest.mark.parametrize(
+    ("sim", "fulltext", "passes"),
+    [
+        (0.1, 0.0, False),  # the junk rules of a real history: far off, no shared word
+        (0.39, 0.0, False),
+        (0.4, 0.0, True),  # close in meaning alone
+        (0.25, 2.1, True),  # a shared word, not far off
+        (0.1, 2.1, False),  # a shared word alone is not enough when the meaning is far off
+        (None, 2.1, True),  # no cosine (no query vector, or the item's pending): the word decides
+        (None, 0.0, False),
+    ],
+)
+def test_gate_lets_a_distilled_item_in_only_on_relevance(sim, fulltext, passes):
+    from recall.ranking import concerns_query
+
+    assert concerns_query(_rule(sim, fulltext), W) is passes
+
+
+def test_gate_never_drops_a_turn_and_follows_its_settings():
+    from recall.ranking import concerns_query
+
+    assert concerns_query(turn("t1"), W)
+    loose = RankingSection(knowledge_min_similarity=0.05)
+    assert concerns_query(_rule(0.1), loose)
+    assert not concerns_query(_rule(0.1), W)
+
+
+def test_knowledge_where_keeps_every_turn_and_filters_knowledge_in_order():
+    cands = [
+        turn("t1", ranks={"fulltext": 1}),
+        _rule(0.9, id="near"),
+        _rule(0.05, id="far"),
+        turn("t2", ranks={"vector": 2}),
+    ]
+    scored = score_candidates(cands, understand("json filter"), W)
+    kept = scored.knowledge_where(lambda c: c.id != "far")
+    assert [r.candidate.id for r in kept] == [
+        r.candidate.id for r in scored if r.candidate.id != "far"
+    ]
+    assert {r.candidate.id for r in kept} == {"t1", "t2", "near"}

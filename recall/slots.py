@@ -1,0 +1,60 @@
+"""Which slots of the declared vocabulary a request concerns (`knowledge.vocabulary`).
+
+A request concerns a slot when it names one of the slot's terms ("which package manager ...")
+or when its meaning is close to one of the slot's tasks ("install a new package" for "how do I
+add a dependency?"): the cosine of the local embedding model between the request and the task,
+from `RankingSection.slot_task_similarity`. The task vectors are embedded once per process and
+model, on the first request that needs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import numpy as np
+
+from ai.embed import Embedder
+from knowledge.vocabulary import Vocabulary, vocabulary
+
+
+class SlotIndex:
+    """The vocabulary's task vectors, and the slots a request concerns."""
+
+    def __init__(self, embedder: Embedder | None, vocab: Vocabulary | None = None) -> None:
+        self._embedder = embedder
+        self.vocab = vocab or vocabulary()
+        self._owner = np.asarray(
+            [i for i, s in enumerate(self.vocab.slots) for _ in s.tasks], dtype=np.int32
+        )
+        self._vectors: np.ndarray | None = None
+        self._lock = asyncio.Lock()
+
+    async def _task_vectors(self) -> np.ndarray | None:
+        if self._embedder is None:
+            return None
+        if self._vectors is None:
+            async with self._lock:
+                if self._vectors is None:
+                    tasks = [t for s in self.vocab.slots for t in s.tasks]
+                    v = np.asarray(await self._embedder.embed(tasks), dtype=np.float32)
+                    v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+                    self._vectors = v
+        return self._vectors
+
+    async def of_query(
+        self, text: str, vector: Sequence[float] | None, min_similarity: float
+    ) -> frozenset[str]:
+        """The slots `text` names, and those whose tasks its `vector` is close to."""
+        named = self.vocab.named_in(text)
+        tasks = await self._task_vectors() if vector is not None else None
+        if tasks is None or vector is None:
+            return named
+        q = np.asarray(vector, dtype=np.float32)
+        q /= max(float(np.linalg.norm(q)), 1e-9)
+        close = self._owner[(tasks @ q) >= min_similarity]
+        return named | {self.vocab.slots[i].name for i in set(close.tolist())}
+
+    def of_item(self, text: str) -> frozenset[str]:
+        """The slots a distilled item's text names."""
+        return self.vocab.named_in(text)
