@@ -15,7 +15,8 @@ from api.context import Context, ForbiddenError
 from api.types.errors import Forbidden, InvalidInput
 from core.timeutil import from_ms
 from graph.errors import InvalidInputError
-from recall.rules import CurrentRule, InForce, read_current_rules
+from graph.repositories.context_queries import ContextQueryRecord
+from recall.rules import CurrentRule, InForce, read_current_rules, served_refs
 
 Info = strawberry.Info[Context, None]
 
@@ -105,4 +106,16 @@ async def resolve_rules(info: Info, project: str | None, limit: int) -> RulesRes
     except ForbiddenError as e:
         return Forbidden(project=e.project, message=str(e))
     rules = await read_current_rules(ctx.resources.db, scope, now_ms=ctx.now_ms, limit=limit)
+    if rules:  # what was served counts as use (REM staleness, `rem run --auto`); no I/O here
+        ctx.resources.recorder.submit(
+            ContextQueryRecord(
+                project=project or ",".join(scope),
+                query="",
+                items=served_refs(rules),
+                at_ms=ctx.now_ms,
+                principal=ctx.principal.key_id,
+                request_id=ctx.request_id,
+                source="rules",
+            )
+        )
     return RulesPayload(items=[Rule.from_domain(r) for r in rules], as_of=from_ms(ctx.now_ms))

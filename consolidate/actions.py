@@ -14,12 +14,14 @@ from datetime import datetime
 from typing import Literal
 
 from consolidate.merge import merge_corrections, merge_lessons, order_pair
-from consolidate.policy import auto_refusal
+from consolidate.models import ALL_PROJECTS
+from consolidate.policy import SERVED_DAYS, auto_refusal
 from core.ids import make_id
 from core.timeutil import to_ms
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
 from graph.models import Finding, FindingStatus, Lesson, utc_now
+from graph.repositories.context_queries import ContextQueryRepository
 from graph.repositories.findings import FindingRepository
 from graph.repositories.rem import CorrectionMerge, LessonMerge, RemRepository
 from graph.repositories.rem_actions import RemActionRepository
@@ -225,20 +227,31 @@ async def apply_recommended(
     now: datetime | None = None,
     limit: int = 1_000,
     run_id: str | None = None,
+    served_days: float = SERVED_DAYS,
 ) -> AutoOutcome:
     """`--auto`: apply the open findings of `project` that `consolidate.policy` deems safe.
 
-    The rest stay open for review. Every applied action is journalled under one run id, which
-    `undo_run` (`remgraph rem undo RUN_ID`) takes.
+    The rest stay open for review. An item served (`context`, `rules`, the session-start hook)
+    in the `served_days` before `now` is never archived. Every applied action is journalled under
+    one run id, which `undo_run` (`remgraph rem undo RUN_ID`) takes.
     """
     now = now or utc_now()
     ms = to_ms(now)
     out = AutoOutcome(run_id or make_id("rem_run", "auto", project, ms))
     repo = FindingRepository(db)
     journal = RemActionRepository(db)
-    for seq, f in enumerate(await repo.list_findings(project, status="open", limit=limit)):
+    findings = await repo.list_findings(project, status="open", limit=limit)
+    archived = [
+        f.target_ids[0] for f in findings if f.proposed_action == "archive" and f.target_ids
+    ]
+    scope = None if project == ALL_PROJECTS else project
+    served = {
+        i: s.last_served_at
+        for i, s in (await ContextQueryRepository(db).served(scope, archived, now_ms=ms)).items()
+    }
+    for seq, f in enumerate(findings):
         images = await journal.snapshot(f.target_ids[:2], ms)
-        why = auto_refusal(f, images)
+        why = auto_refusal(f, images, served, now_ms=ms, served_days=served_days)
         if why is not None:
             out.left.append((f, why))
             continue

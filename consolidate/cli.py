@@ -83,7 +83,7 @@ def _print_finding(f: Finding) -> None:
 async def _walk(s: ConsolidateSettings, project: str, auto: bool) -> None:
     async with graph_session(s) as db:
         if auto:
-            out = await apply_recommended(db, project)
+            out = await apply_recommended(db, project, served_days=s.consolidate.served_days)
             console.print(
                 f"applied {len(out.applied)} safe actions, left {len(out.left)} for review "
                 f"(run {out.run_id}; undo: remgraph rem undo {out.run_id})"

@@ -88,6 +88,11 @@ class ConsolidateSection(BaseModel):
     """Usage count from which an item counts as high-use."""
     query_window_days: float = Field(default=30.0, gt=0)
     """Recent `context` requests (ContextQuery nodes) looked at for keyword matches."""
+    served_days: float = Field(default=30.0, gt=0)
+    """An item served within this many days (returned by `context`, by the `rules` query or MCP
+    tool, or printed by the session-start hook: its `GOT` edges) is in use: `rem run --auto` never
+    archives it, whatever its finding says (a reviewer still may). Default 30 days, the same
+    span as `stale_days`, so an item served once a month is never archived unattended."""
     # extraction
     theme_sessions: int = Field(default=3, ge=1)
     """A topic in this many sessions with no lesson becomes a finding."""

@@ -5,8 +5,10 @@ Pure rules over a finding and the stored properties of its targets (`graph.rows.
 - `keep` changes nothing, so it stays open for a reviewer to read;
 - `create_lesson` invents an item (and, for a cross-project finding, would need a project): never;
 - `archive` only for the staleness kinds (`stale`, `faded`), and never a rule or preference, a
-  confirmed item, or one with positive feedback (helpful votes or effectiveness above zero);
-  a `contradicted` correction waits for a person to say which rule holds;
+  confirmed item, one with positive feedback (helpful votes or effectiveness above zero), or one
+  served in the last `served_days` (`context`, `rules`, the session-start hook: an agent is
+  reading it, whatever its usage count says); a `contradicted` correction waits for a person to
+  say which rule holds;
 - `merge` only when the two texts are near-identical (`near_identical`), never on cosine alone;
 - `link` adds one `RELATED_TO` edge between two existing items.
 
@@ -21,7 +23,12 @@ from collections.abc import Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
+from consolidate.config import ConsolidateSection
+from core.timeutil import days_between
 from graph.models import Finding
+
+SERVED_DAYS: float = ConsolidateSection.model_fields["served_days"].default
+"""`consolidate.served_days`' default: an item served this recently is never auto-archived."""
 
 AUTO_ARCHIVE_KINDS = frozenset({"stale", "faded"})
 """Finding kinds whose `archive` may be applied without review (subject to `protected`)."""
@@ -81,12 +88,35 @@ def protected(props: Mapping[str, Any]) -> str | None:
     return None
 
 
-def auto_refusal(finding: Finding, images: Mapping[str, Mapping[str, Any]]) -> str | None:
+def served_recently(last_served_ms: int | None, now_ms: int, days: float) -> str | None:
+    """Why an item served at `last_served_ms` (None: never) is in use at `now_ms`, or None.
+
+    Served within the last `days` (a serving after `now_ms` counts too) means in use.
+    """
+    if last_served_ms is None:
+        return None
+    age = days_between(last_served_ms, now_ms)
+    if age >= days:
+        return None
+    return f"it was served {age:.0f} days ago (within {days:g})"
+
+
+def auto_refusal(
+    finding: Finding,
+    images: Mapping[str, Mapping[str, Any]],
+    served: Mapping[str, int] | None = None,
+    *,
+    now_ms: int = 0,
+    served_days: float = SERVED_DAYS,
+) -> str | None:
     """Why `--auto` leaves `finding` for review, or None when it may apply it.
 
     Args:
         finding: the open finding.
         images: stored properties of its targets by id (missing: the target is gone).
+        served: when each target was last served (epoch ms; missing: never).
+        now_ms: the time of the run, which `served_days` counts back from.
+        served_days: an item served within this many days is never archived.
     """
     action, targets = finding.proposed_action, finding.target_ids
     if action == "keep":
@@ -99,7 +129,9 @@ def auto_refusal(finding: Finding, images: Mapping[str, Mapping[str, Any]]) -> s
     if action == "archive":
         if finding.kind not in AUTO_ARCHIVE_KINDS:
             return f"archiving after a {finding.kind!r} finding needs review"
-        why = protected(images[targets[0]])
+        why = protected(images[targets[0]]) or served_recently(
+            (served or {}).get(targets[0]), now_ms, served_days
+        )
         return None if why is None else f"never archived automatically: {why}"
     if action == "merge":
         if len(targets) < 2:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.db import GraphDB
+from graph.kinds import ItemKind
+from graph.repositories.context_queries import ContextItemRef
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from knowledge.rules import CURRENT_STATUSES, CurrentRule, InForce, StandingPreference, in_force
 
-__all__ = ["CurrentRule", "InForce", "StandingPreference", "read_current_rules"]
+__all__ = ["CurrentRule", "InForce", "StandingPreference", "read_current_rules", "served_refs"]
 
 
 async def read_current_rules(
@@ -28,3 +30,17 @@ async def read_current_rules(
     )
     standing = await FactRepository(db).standing_preferences(projects, now=now_ms)
     return in_force(corrections, standing, now_ms=now_ms, limit=limit)
+
+
+def served_refs(rules: Sequence[InForce]) -> tuple[ContextItemRef, ...]:
+    """The rules served, as the items a `ContextQueryRecord` links (rank order, weight as score).
+
+    A served rule counts as use for the REM staleness job and `rem run --auto`, as an item
+    `context` returned does.
+    """
+    return tuple(
+        ContextItemRef(r.correction.id, ItemKind.CORRECTION.value, rank, r.effective_weight)
+        if isinstance(r, CurrentRule)
+        else ContextItemRef(r.fact.id, ItemKind.FACT.value, rank, r.effective_weight)
+        for rank, r in enumerate(rules, start=1)
+    )

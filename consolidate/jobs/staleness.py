@@ -1,13 +1,19 @@
 """staleness: find what nobody uses any more, and decay correction confidence by half-life.
 
-- never retrieved (usage 0) and older than `stale_days` → `stale` finding, proposes `archive`;
+- never used (usage 0) and neither recorded (a correction: seen) nor served for `stale_days` →
+  `stale` finding, proposes `archive`. Serving is use: an item `context`, `rules` or the
+  session-start hook returned (its `GOT` edges, `context_query.served`) was last used when it
+  was last served, so its idle time counts from the later of that and its recording;
 - high-use (usage ≥ `high_use`) but not refined for `refine_days` → `needs_refinement`, `keep`;
 - keywords matching nothing asked in the last `query_window_days` (logged queries, else recent
-  user turns) → `unqueried`, `keep` (for review);
+  user turns), and not served in that window either → `unqueried`, `keep` (for review);
 - every live correction gets
   `effective_weight = confidence × reinforcement^g × exp(−days/half-life)` and
   `decayed_confidence = confidence × 0.5^(days/half-life)` (days since last seen), recomputed
-  from the stored base values on each run, so repeated runs never compound the decay.
+  from the stored base values on each run, so repeated runs never compound the decay. Decay
+  follows sightings in transcripts, not servings (serving a rule must not keep it strong), but a
+  `faded` finding says when the item was last served, and `rem run --auto` never archives an
+  item served in the last `served_days` (`consolidate.policy`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from consolidate.text import clip
 from core.text import content_words
 from core.timeutil import days_between, to_ms
 from graph.models import Finding
+from graph.repositories.context_queries import ContextQueryRepository, Served
 from graph.repositories.rem import RemRepository
 from graph.rows import CorrectionDecay
 from knowledge.scoring import correction_effective_weight
@@ -34,6 +41,18 @@ def decayed_confidence(confidence: float, days: float, half_life_days: float) ->
     return float(confidence * 0.5 ** (max(0.0, days) / half_life_days))
 
 
+def last_used_ms(since_ms: int, served: Served | None) -> int:
+    """When an item was last used: its last serving, or `since_ms` (recorded, seen) if later."""
+    return since_ms if served is None else max(since_ms, served.last_served_at)
+
+
+def _served_note(served: Served | None, now_ms: int) -> str:
+    if served is None:
+        return "never served"
+    days = days_between(served.last_served_at, now_ms)
+    return f"served {served.served_count} times, last {days:.0f} days ago"
+
+
 async def run(ctx: JobContext) -> JobResult:
     """Flag stale items and recompute correction decay."""
     cfg = ctx.settings.consolidate
@@ -41,6 +60,11 @@ async def run(ctx: JobContext) -> JobResult:
     now = ctx.now_ms
     lessons = await repo.lessons(ctx.project_filter, now)
     corrections = await repo.corrections(ctx.project_filter, now)
+    served = await ContextQueryRepository(ctx.db).served(
+        ctx.project_filter,
+        [x.lesson.id for x in lessons] + [c.correction.id for c in corrections],
+        now_ms=now,
+    )
     since = to_ms(ctx.now - timedelta(days=cfg.query_window_days))
     texts = await repo.recent_texts(ctx.project_filter, since)
     queries = [t for t, src in texts if src == "query"]
@@ -59,13 +83,20 @@ async def run(ctx: JobContext) -> JobResult:
         archivable: bool,
     ) -> None:
         age = days_between(recorded_ms, now)
-        if usage == 0 and age > cfg.stale_days and archivable:
+        use = served.get(id)
+        idle = days_between(last_used_ms(recorded_ms, use), now)
+        if usage == 0 and idle > cfg.stale_days and archivable:
             counts["stale"] += 1
+            detail = (
+                f"never retrieved in {age:.0f} days"
+                if use is None
+                else f"not used for {idle:.0f} days ({_served_note(use, now)})"
+            )
             findings.append(
                 ctx.finding(
                     "stale",
                     f"stale {kind}: {label}",
-                    f"never retrieved in {age:.0f} days (threshold {cfg.stale_days:.0f})",
+                    f"{detail} (threshold {cfg.stale_days:.0f})",
                     [id],
                     "archive",
                     evidence=f"usage={usage}|{label}",
@@ -86,7 +117,7 @@ async def run(ctx: JobContext) -> JobResult:
             )
             return
         kw = {w for k in keywords for w in content_words(k)}
-        if vocab and kw and age > cfg.query_window_days and not (kw & vocab):
+        if vocab and kw and idle > cfg.query_window_days and not (kw & vocab):
             counts["unqueried"] += 1
             findings.append(
                 ctx.finding(
@@ -132,7 +163,8 @@ async def run(ctx: JobContext) -> JobResult:
                 ctx.finding(
                     "faded",
                     f"faded correction: {label}",
-                    f"effective weight {eff:.3f} after {days:.0f} days unseen",
+                    f"effective weight {eff:.3f} after {days:.0f} days unseen; "
+                    f"{_served_note(served.get(c.id), now)}",
                     [c.id],
                     "archive",
                     evidence=f"usage={c.usage_count}|status={c.status}|{label}",
@@ -146,6 +178,7 @@ async def run(ctx: JobContext) -> JobResult:
             "lessons": len(lessons),
             "corrections": len(corrections),
             "decayed": len(updates),
+            "served": len(served),
             "recent_texts": len(texts),
             "query_source": "queries" if queries else "user turns",
             **counts,

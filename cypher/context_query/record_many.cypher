@@ -9,12 +9,14 @@
 //      items come grouped by kind, one list per label, so each is one index lookup under its
 //      own label (seven OPTIONAL MATCHes per item, one per label, took ~1.6x the engine CPU).
 //      Each part ends in `count(*)`, which yields a row even when a list is empty, so the next
-//      part still runs. An item whose node is missing is not linked. Returns how many requests
-//      were recorded.
+//      part still runs. An item whose node is missing is not linked. `source` says what served
+//      the items: `context`, or `rules` and `session_start` (rules served without a query, so
+//      their text is empty); the GOT edges of all three are what `context_query.served` reads.
+//      Returns how many requests were recorded.
 UNWIND $rows AS row
 MERGE (q:ContextQuery {id: row.id})
 ON CREATE SET q.project = row.project, q.query = row.text, q.at = row.at,
-              q.principal = row.principal, q.item_ids = row.item_ids,
+              q.principal = row.principal, q.item_ids = row.item_ids, q.source = row.source,
               q.valid_from = row.at, q.valid_to = $open, q.recorded_at = row.at,
               q.expired_at = $open
 WITH count(*) AS done

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from core.ids import make_id
 from core.timeutil import OPEN, from_ms, now_ms, to_ms
@@ -14,6 +15,7 @@ from graph.kinds import ItemKind
 
 _RECORD_MANY = Q("context_query.record_many")
 _RECENT = Q("context_query.recent")
+_SERVED = Q("context_query.served")
 _LINKS = {kind.value: f"{kind.value}_rows" for kind in ItemKind}
 """Item kind -> the `record_many` parameter listing the GOT edges to that kind's nodes."""
 
@@ -28,9 +30,17 @@ class ContextItemRef:
     score: float
 
 
+ServedBy = Literal["context", "rules", "session_start"]
+"""What served a record's items: a `context` request (its query asked), the `rules` query (GraphQL
+and MCP) or the session-start hook (both ask nothing: their query text is empty)."""
+
+
 @dataclass(frozen=True)
 class ContextQueryRecord:
-    """One `context` request to record: who asked what, when, and the items it got back."""
+    """One serving to record: who asked what, when, and the items it got back.
+
+    A `context` request, or the rules a `rules` query or the session-start hook served (`source`).
+    """
 
     project: str
     query: str
@@ -38,11 +48,24 @@ class ContextQueryRecord:
     at_ms: int
     principal: str = ""
     request_id: str = ""
+    source: ServedBy = "context"
 
     @property
     def id(self) -> str:
-        """The ContextQuery id (deterministic: project, time, request id and query text)."""
-        return make_id("context_query", self.project, self.at_ms, self.request_id, self.query)
+        """The ContextQuery id (deterministic: project, time, request id, query text, source)."""
+        extra = () if self.source == "context" else (self.source,)
+        return make_id(
+            "context_query", self.project, self.at_ms, self.request_id, self.query, *extra
+        )
+
+
+@dataclass(frozen=True)
+class Served:
+    """How often a knowledge item was served (GOT edges), and when last (epoch ms)."""
+
+    id: str
+    last_served_at: int
+    served_count: int
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,7 @@ class ContextQueryRepository:
         principal: str = "",
         at: datetime | None = None,
         request_id: str = "",
+        source: ServedBy = "context",
     ) -> str:
         """Store the request and link its items; returns the ContextQuery id."""
         record = ContextQueryRecord(
@@ -79,6 +103,7 @@ class ContextQueryRepository:
             at_ms=now_ms() if at is None else to_ms(at),
             principal=principal,
             request_id=request_id,
+            source=source,
         )
         [qid] = await self.record_many([record])
         return qid
@@ -99,6 +124,7 @@ class ContextQueryRepository:
                     "at": r.at_ms,
                     "principal": r.principal,
                     "item_ids": [i.id for i in r.items],
+                    "source": r.source,
                 }
             )
             for i in r.items:
@@ -109,6 +135,24 @@ class ContextQueryRepository:
                     )
         await self.db.write(_RECORD_MANY, rows=rows, open=OPEN, **links)
         return ids
+
+    async def served(
+        self, project: str | None, ids: Sequence[str], *, now_ms: int
+    ) -> dict[str, Served]:
+        """When each of `ids` (of `project`, None: any) was last served by `now_ms`, how often.
+
+        Every serving the recorder wrote counts (`context`, `rules`, the session-start hook); an
+        item never served is absent.
+        """
+        if not ids:
+            return {}
+        rows = await self.db.read(
+            _SERVED, project=project, ids=list(dict.fromkeys(ids)), now=now_ms
+        )
+        return {
+            str(r["id"]): Served(str(r["id"]), int(r["last_served_at"]), int(r["served_count"]))
+            for r in rows
+        }
 
     async def recent(
         self, project: str, *, since: datetime | None = None, limit: int = 50

@@ -2,7 +2,8 @@
 
 - **session start**: print the project's rules and preferences in force (the same read as the
   GraphQL `rules` query, `recall.rules`) and its context pack (latest monthly, weekly and daily
-  primers), within a byte budget, for the agent to read before its first turn;
+  primers), within a byte budget, for the agent to read before its first turn; the rules printed
+  are recorded as served (one `ContextQuery` write), which counts as use for REM staleness;
 - **stop / session end**: ingest the session's transcript incrementally. The hook hands the file to
   a detached worker and returns at once (agents wait for hooks, and Claude Code ends SessionEnd
   hooks when it exits); the worker runs the same pipeline as `remgraph ingest` (parsing from the
@@ -86,7 +87,7 @@ def compose(
         out += f"\n## Rules and preferences in force ({len(rules)})\n\n"
         shown = 0
         for r in rules:
-            line = f"- [{r.status}] {' '.join(r.text.split())}\n"
+            line = _rule_line(r)
             if utf8_len(out + line) > max_bytes - 64:
                 break
             out += line
@@ -101,18 +102,47 @@ def compose(
     return fit_bytes(out, max_bytes)
 
 
+def _rule_line(r: InForce) -> str:
+    return f"- [{r.status}] {' '.join(r.text.split())}\n"
+
+
+def shown_rules(rules: Sequence[InForce], text: str) -> list[InForce]:
+    """The rules `compose` put in `text` (those that did not fit were only counted)."""
+    return [r for r in rules if _rule_line(r) in text]
+
+
 async def session_start_text(
     settings: Settings, project: str, *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> str:
-    """Read the project's current rules and context pack and compose the session-start text."""
+    """Read the project's current rules and context pack and compose the session-start text.
+
+    The rules shown are recorded as served (`source` `session_start`), so REM staleness and
+    `rem run --auto` count them as used; a failed record is one line on stderr, never a failure.
+    """
     from consolidate.pack import context_pack
     from graph.connect import graph_session
-    from recall.rules import read_current_rules
+    from graph.repositories.context_queries import ContextQueryRecord, ContextQueryRepository
+    from recall.rules import read_current_rules, served_refs
 
     async with graph_session(settings, migrate=False) as db:
-        rules = await read_current_rules(db, [project], now_ms=now_ms(), limit=200)
+        at = now_ms()
+        rules = await read_current_rules(db, [project], now_ms=at, limit=200)
         pack = await context_pack(db, project, budget=max_bytes)
-    return compose(project, rules, pack.text, max_bytes)
+        text = compose(project, rules, pack.text, max_bytes)
+        shown = shown_rules(rules, text)
+        if shown:
+            record = ContextQueryRecord(
+                project=project,
+                query="",
+                items=served_refs(shown),
+                at_ms=at,
+                source="session_start",
+            )
+            try:
+                await ContextQueryRepository(db).record_many([record])
+            except Exception as e:  # the agent's session matters more than the record
+                log_line(f"could not record the rules served: {type(e).__name__}: {e}")
+    return text
 
 
 def session_start_output(text: str, client: str) -> str:
