@@ -107,16 +107,20 @@ _CUT_OFF_POS = frozenset({"DET", "ADP", "CCONJ", "SCONJ"})
 def fragments(texts: list[str]) -> list[bool]:
     """Whether each distilled item's text is not a complete sentence a person would keep.
 
-    Too short (under three words), no verb at all, cut off (ends on a determiner, preposition
+    A single word, no verb at all, cut off (ends on a determiner, preposition
     or conjunction), unbalanced code quotes or brackets, or a pasted blob (a table row or code
     fence) are fragments. Lowercase and a missing full stop are not: people type that way. The
     small pipeline often tags a short lowercase imperative's verb as a noun ("use bun not
     npm"), so a text without a verb is read a second time as a request ("please use bun…"),
-    which is what an imperative is; only a text without a verb both ways lacks one.
+    which is what an imperative is; only a text without a verb both ways lacks one. A text
+    with a code span is not judged on its verb (the span may be the command).
     """
     docs = parse(texts)
     out = [_fragment(d) for d in docs]
-    verbless = [i for i, d in enumerate(docs) if not out[i] and not _has_verb(d)]
+    # a code span (`bun link`) is opaque to the tagger: it may be the command the verb is in
+    verbless = [
+        i for i, d in enumerate(docs) if not out[i] and not _has_verb(d) and "`" not in texts[i]
+    ]
     again = parse([_as_request(texts[i]) for i in verbless])
     for i, d in zip(verbless, again, strict=True):
         out[i] = not _has_verb(d)
@@ -135,7 +139,7 @@ def _has_verb(doc: Doc) -> bool:
 def _fragment(doc: Doc) -> bool:
     """The judgements of `fragments` that need no second reading."""
     words = [t for t in doc if t.is_alpha]
-    if len(words) < 3:
+    if len(words) < 2:
         return True
     text = doc.text
     if "```" in text or text.count("|") >= 2 or text.count("`") % 2:
@@ -144,3 +148,25 @@ def _fragment(doc: Doc) -> bool:
         return True
     last = [t for t in doc if not t.is_punct and not t.is_space]
     return bool(last) and last[-1].pos_ in _CUT_OFF_POS
+
+
+_WH = frozenset({"how", "what", "why", "where", "when", "which", "who", "whom", "whose"})
+
+
+def questions(texts: list[str]) -> list[bool]:
+    """Whether each text asks something rather than says it.
+
+    A question mark at the end, or a wh-word opening the main clause ("How can we improve the
+    rules ..."); a wh-word opening a subordinate clause is a condition ("When you run tests,
+    avoid ..."), and a polite request ("can you use pnpm") is not a question either.
+    """
+    out = []
+    for doc in parse(texts):
+        words = [t for t in doc if not t.is_punct and not t.is_space]
+        if not words:
+            out.append(False)
+            continue
+        first = words[0]
+        main = first.lower_ in _WH and (first.head.dep_ == "ROOT" or first.dep_ == "ROOT")
+        out.append(doc.text.rstrip().endswith("?") or main)
+    return out

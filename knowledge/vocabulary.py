@@ -37,19 +37,30 @@ class Slot:
     terms: tuple[str, ...]
     tasks: tuple[str, ...]
     examples: tuple[str, ...]
+    values: tuple[str, ...] = ()
+    """The terms that name the slot in a request too: its specific values (tools, services).
+    A one-value slot's terms are all values; a broad slot's generic words ("command",
+    "folder") say what an item is about, not what a request is about."""
 
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """Every slot, and one pattern per slot over its terms (whole words, any case)."""
+    """Every slot, and per slot one pattern over its terms and one over its values."""
 
     slots: tuple[Slot, ...]
     _patterns: tuple[re.Pattern[str], ...]
+    _values: tuple[re.Pattern[str] | None, ...]
 
     def named_in(self, text: str) -> frozenset[str]:
-        """The slots whose terms `text` uses."""
+        """The slots whose terms `text` uses (what a distilled item is about)."""
         return frozenset(
             s.name for s, p in zip(self.slots, self._patterns, strict=True) if p.search(text)
+        )
+
+    def valued_in(self, text: str) -> frozenset[str]:
+        """The slots whose values `text` names (what a request is about by its words)."""
+        return frozenset(
+            s.name for s, p in zip(self.slots, self._values, strict=True) if p and p.search(text)
         )
 
     def get(self, name: str) -> Slot:
@@ -82,8 +93,17 @@ def _slot(raw: dict[str, object], where: str) -> Slot:
         )
     if card not in ("one", "many"):
         raise VocabularyError(f"{where} ({name}): cardinality {card!r} is not one|many")
+    terms = strings("terms")
+    values = strings("values") if "values" in raw else (terms if card == "one" else ())
     slot = Slot(
-        name, scope, card, strings("kinds"), strings("terms"), strings("tasks"), strings("examples")
+        name,
+        scope,
+        card,
+        strings("kinds"),
+        terms,
+        strings("tasks"),
+        strings("examples"),
+        values,
     )
     if not slot.terms or not slot.tasks:
         raise VocabularyError(f"{where} ({name}): a slot needs terms and tasks")
@@ -106,7 +126,11 @@ def parse_vocabulary(text: str, source: str = "vocabulary") -> Vocabulary:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise VocabularyError(f"{source}: duplicate slot names: {', '.join(dup)}")
-    return Vocabulary(slots, tuple(_pattern(s.terms) for s in slots))
+    return Vocabulary(
+        slots,
+        tuple(_pattern(s.terms) for s in slots),
+        tuple(_pattern(s.values) if s.values else None for s in slots),
+    )
 
 
 @cache

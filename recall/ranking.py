@@ -190,17 +190,26 @@ def mmr_pack(
     return [greedy.pool[i] for i in greedy.picked]
 
 
-def concerns_query(c: Candidate, w: RankingSection, *, related: bool = False) -> bool:
+def concerns_query(
+    c: Candidate, w: RankingSection, *, related: bool = False, best_turn: float | None = None
+) -> bool:
     """The relevance gate: whether a distilled item concerns the query at all (turns always do).
 
     Its meaning is close (cosine similarity to the query at least `knowledge_min_similarity`),
     it shares a query word and is not far off (`knowledge_lexical_min_similarity`), or the
     caller found it `related`: about a subject the query concerns (a slot of the declared
-    vocabulary both name, `recall.slots`: "use yarn, not npm" for "how do I add a
-    dependency?", whose words and cosine say little), or derived from a turn the answer shows
-    for the query's words. Without a cosine (no query vector, or the item's is still pending) a
-    shared word is the only other evidence. Weight, stage and recency never open the gate: they
-    order what passed it.
+    vocabulary, `recall.slots`: "use yarn, not npm" for "how do I add a dependency?", whose
+    words and cosine say little), or distilled from one of the turns closest to the query in
+    meaning (the item is that evidence, restated). Without a cosine (no query vector, or the
+    item's is still pending) a shared word is the only other evidence. Weight, stage and
+    recency never open the gate: they order what passed it; nor does a source turn that only
+    shares a word or two with the query (a long turn matches many queries so).
+
+    Within one project everything is about the same things, so cosines run high for any pair:
+    by meaning (with or without a shared word) an item must also come within
+    `knowledge_turn_margin` of `best_turn`, the cosine of the turn closest to the query. A
+    distilled item that means less to the query than the evidence it would be put above stays
+    out.
     """
     if c.kind is TURN or related:
         return True
@@ -208,9 +217,10 @@ def concerns_query(c: Candidate, w: RankingSection, *, related: bool = False) ->
     sim = c.scores.get(VECTOR)
     if sim is None:
         return lexical
-    return sim >= w.knowledge_min_similarity or (
-        lexical and sim >= w.knowledge_lexical_min_similarity
-    )
+    floor = w.knowledge_lexical_min_similarity if lexical else w.knowledge_min_similarity
+    if best_turn is not None:
+        floor = max(floor, best_turn - w.knowledge_turn_margin)
+    return sim >= floor
 
 
 def _evidence(c: Candidate, fused: float) -> dict[str, float]:

@@ -103,6 +103,12 @@ def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
     return not own.isdisjoint(query_terms)
 
 
+def _turn_cosines(cands: CandidateSet) -> dict[str, float]:
+    """Each turn candidate's cosine to the query, where known."""
+    t = cands.turns
+    return {i: float(c) for i, c in zip(t.ids, t.cosine, strict=True) if not np.isnan(c)}
+
+
 def _matched_turns(scored: Scored, limit: int) -> set[str]:
     """The turns an answer of `limit` items shows that match the query's words."""
     return {
@@ -905,13 +911,17 @@ class RetrievalService:
         if kinds is not None:  # before the limit: `limit` items of the kinds asked for
             scored = scored.of_kinds(kinds)
         asked = {h.id for h in rules} if intent.asks_rules else set()
-        shown = _matched_turns(scored, limit)
+        turn_cos = _turn_cosines(cands)
+        best = max(turn_cos.values(), default=None)
+        close = -1.0 if best is None else best - self.ranking.knowledge_turn_margin
+        close = max(close, self.ranking.knowledge_lexical_min_similarity)
 
         def concerns(c: Candidate) -> bool:  # the rules asked for as such, and what concerns it
-            related = not shown.isdisjoint(c.turn_ids) or (
+            # distilled from one of the turns closest to the query, or about its subject
+            related = any(turn_cos.get(t, -1.0) >= close for t in c.turn_ids) or (
                 bool(subjects) and not subjects.isdisjoint(self.slots.of_item(c.text))
             )
-            return c.id in asked or concerns_query(c, self.ranking, related=related)
+            return c.id in asked or concerns_query(c, self.ranking, related=related, best_turn=best)
 
         scored = scored.knowledge_where(concerns)
         first = self._rules_first(

@@ -7,7 +7,9 @@ client) and the SessionStart hooks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
+from ai.language import fragments, questions
 from graph.db import GraphDB
 from graph.kinds import ItemKind
 from graph.repositories.context_queries import ContextItemRef
@@ -23,13 +25,26 @@ async def read_current_rules(
 ) -> list[InForce]:
     """The rules and preferences in force at `now_ms` in `projects` (`*` = all), best first.
 
-    Corrections graduated or confirmed, and the standing preferences the user stated.
+    Corrections graduated or confirmed, and the standing preferences the user stated, that
+    read as instructions (`is_instruction`).
     """
     corrections = await CorrectionRepository(db).current_rules(
         projects, CURRENT_STATUSES, now=now_ms
     )
     standing = await FactRepository(db).standing_preferences(projects, now=now_ms)
-    return in_force(corrections, standing, now_ms=now_ms, limit=limit)
+    kept = [r for r in in_force(corrections, standing, now_ms=now_ms) if is_instruction(r.text)]
+    return kept if limit is None else kept[:limit]
+
+
+@lru_cache(maxsize=4096)
+def is_instruction(text: str) -> bool:
+    """Whether a rule's text is a standing instruction a session can be handed as it is.
+
+    Not a fragment (`ai.language.fragments`: a cut-off or verbless text) and not a question
+    ("How can we improve the rules …?" was said, not instructed). What a session-start hook
+    injects as the project's rules must read as instructions.
+    """
+    return not fragments([text])[0] and not questions([text])[0]
 
 
 def served_refs(rules: Sequence[InForce]) -> tuple[ContextItemRef, ...]:

@@ -1,6 +1,6 @@
 """Which slots of the declared vocabulary a request concerns (`knowledge.vocabulary`).
 
-A request concerns a slot when it names one of the slot's terms ("which package manager ...")
+A request concerns a slot when it names one of the slot's values ("is yarn set up?")
 or when its meaning is close to one of the slot's tasks ("install a new package" for "how do I
 add a dependency?"): the cosine of the local embedding model between the request and the task,
 from `RankingSection.slot_task_similarity`. The task vectors are embedded once per process and
@@ -45,8 +45,8 @@ class SlotIndex:
     async def of_query(
         self, text: str, vector: Sequence[float] | None, min_similarity: float
     ) -> frozenset[str]:
-        """The slots `text` names, and those whose tasks its `vector` is close to."""
-        named = self.vocab.named_in(text)
+        """The slots whose values `text` names, and those whose tasks its `vector` is close to."""
+        named = self.vocab.valued_in(text)
         tasks = await self._task_vectors() if vector is not None else None
         if tasks is None or vector is None:
             return named
@@ -56,5 +56,9 @@ class SlotIndex:
         return named | {self.vocab.slots[i].name for i in set(close.tolist())}
 
     def of_item(self, text: str) -> frozenset[str]:
-        """The slots a distilled item's text names."""
-        return self.vocab.named_in(text)
+        """The slots whose values a distilled item's text names ("use yarn" → package manager).
+
+        A generic word of a broad slot ("command", "tests") does not count: every item of a
+        project about commands would concern every request about them.
+        """
+        return self.vocab.valued_in(text)

@@ -37,13 +37,14 @@ from rich.console import Console
 
 from ai.embed import Embedder, make_embedder
 from ai.language import fragments
-from core.timeutil import frozen_clock, parse_time
+from core.timeutil import frozen_clock, parse_time, to_ms
 from graph.db import GraphDB
 from graph.models import Correction, Fact, Lesson
 from graph.repositories.exports import ExportRepository
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
 from ingest.pipeline import ingest_paths
+from recall.rules import read_current_rules
 from remgraph.eval_isolation import EvalIsolation
 from remgraph.eval_scenarios import (
     GraphQLClient,
@@ -112,6 +113,7 @@ class ExtractionOutcome:
     unmatched: dict[str, list[dict[str, Any]]]
     matches: list[dict[str, Any]]
     label_problems: list[str]
+    session_start: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +121,7 @@ class ExtractionOutcome:
             "kinds": self.kinds,
             "totals": totals(self.kinds),
             "questions": self.questions,
+            "session_start_rules": self.session_start,
             "unmatched": self.unmatched,
             "matches": self.matches,
             "label_problems": self.label_problems,
@@ -255,6 +258,40 @@ async def similarity_table(
             key = (it.id, lid)
             out[key] = max(out.get(key, -1.0), float(sims[k, j]))
     return out
+
+
+async def session_start_rules(
+    db: GraphDB, project: str, items: Sequence[Distilled], m: Match, labels: Labels, end: Any
+) -> dict[str, Any]:
+    """What a session-start hook would inject (`rules(project)`), and how much of it is right.
+
+    A rule is right when it matches a labelled rule (a standing instruction).
+    """
+    rules = await read_current_rules(db, [project], now_ms=to_ms(end), limit=None)
+    by_id = {i.id: i for i in items}
+    kind = {lab.id: lab.kind for lab in labels.items}
+    rows: list[dict[str, Any]] = []
+    right = 0
+    for r in rules:
+        matched = [lab for lab in m.labels_of(r.id) if kind[lab] == "rule"]
+        right += bool(matched)
+        it = by_id.get(r.id)
+        rows.append(
+            {
+                "id": r.id,
+                "status": r.status,
+                "confidence": None if it is None else round(it.confidence, 3),
+                "right": bool(matched),
+                "labels": matched,
+                "text": r.text[:TEXT_CHARS],
+            }
+        )
+    return {
+        "served": len(rows),
+        "right": right,
+        "precision": round(right / len(rows), 4) if rows else None,
+        "rules": rows,
+    }
 
 
 # --- questions -------------------------------------------------------------------------------
@@ -400,6 +437,7 @@ async def evaluate_extraction(
                     items = await distilled_items(ns.db, project, history, end)
                     sims = await similarity_table(emb, items, labels)
                     m = match(items, labels, places, lambda i, lab: sims.get((i.id, lab.id), 0.0))
+                    start_rules = await session_start_rules(ns.db, project, items, m, labels, end)
                     async with served_app(
                         ns.db, ns.settings, emb, project, f"eval extraction: {labels.corpus}", end
                     ) as (client, _):
@@ -442,6 +480,7 @@ async def evaluate_extraction(
             for i, lab, sim, shared in sorted(m.pairs)
         ],
         label_problems=problems,
+        session_start=start_rules,
     )
 
 
@@ -475,6 +514,10 @@ def markdown(outcome: ExtractionOutcome) -> str:
         f"answer in the top {ANSWER_TOP} for {q['answer_top5_distilled']}, any item for "
         f"{q['answer_top5_any']}; an unrelated rule in the top {RULE_TOP} for "
         f"{q['unrelated_rule_top3']}; `answerable` AUC {_fmt(q['answerable_auc'])}.",
+        "",
+        f"Session-start rules (`rules(project)`, what a hook injects): "
+        f"{outcome.session_start['right']} of {outcome.session_start['served']} are labelled "
+        "standing instructions.",
         "",
     ]
     return "\n".join(lines)

@@ -106,7 +106,9 @@ async def test_rules_in_force_open_every_answer_and_stale_ones_never(graph_db) -
 
 async def test_kinds_apply_before_the_limit(graph_db) -> None:
     await _seed(graph_db)
-    svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
+    # the gate's margin to the closest turn off: what is checked is `kinds` against `limit`
+    ranking = RankingSection(knowledge_turn_margin=2)
+    svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), ranking)
     only = await _ids(
         svc, "RDS instance class and requests", limit=2, kinds=frozenset({ItemKind.CORRECTION})
     )

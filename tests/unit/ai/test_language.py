@@ -42,3 +42,19 @@ def test_a_missing_pipeline_fails_with_the_install_line(monkeypatch):
 )
 def test_fragments(text, fragment):
     assert fragments([text]) == [fragment]
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("How can we improve the rules to ensure you follow my instructions.", True),
+        ("what is the model?", True),
+        ("When you run tests, avoid serving an HTML report.", False),  # a condition
+        ("can you use pnpm from now on", False),  # a polite request
+        ("Never use grep for json.", False),
+    ],
+)
+def test_questions(text, question):
+    from ai.language import questions
+
+    assert questions([text]) == [question]

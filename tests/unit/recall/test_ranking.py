@@ -353,6 +353,7 @@ def _rule(sim=None, fulltext=0.0, id="c1"):
         (0.39, 0.0, False),
         (0.4, 0.0, True),  # close in meaning alone
         (0.25, 2.1, True),  # a shared word, not far off
+        (0.15, 2.1, False),
         (0.1, 2.1, False),  # a shared word alone is not enough when the meaning is far off
         (None, 2.1, True),  # no cosine (no query vector, or the item's pending): the word decides
         (None, 0.0, False),
