@@ -276,13 +276,15 @@ class RetrievalService:
         return [float(x) for x in vec[0]]
 
     async def warm_up(self, *, freeze: bool = False) -> None:
-        """Load the query embedder, make the knowledge clock if missing, load the indexes.
+        """Load the query embedder and slot tasks, make the knowledge clock, load the indexes.
 
-        The turn indexes load in the background, then the knowledge indexes. A failure is logged:
+        The vocabulary's task vectors are embedded here, not in the first request. The turn
+        indexes load in the background, then the knowledge indexes. A failure is logged:
         requests retry on their own. `freeze`: `TurnIndexes.warm`, `KnowledgeIndexes.warm`.
         """
         try:
             await self.embed_query("warm up")
+            await self.slots.warm()  # the vocabulary's tasks, embedded before the first call
         except Exception as e:
             log.warning("query embedder not warmed up: %s", type(e).__name__)
         try:

@@ -42,6 +42,10 @@ class SlotIndex:
                     self._vectors = v
         return self._vectors
 
+    async def warm(self) -> None:
+        """Embed the tasks now (a server's start-up) rather than in the first request."""
+        await self._task_vectors()
+
     async def of_query(
         self, text: str, vector: Sequence[float] | None, min_similarity: float
     ) -> frozenset[str]:
