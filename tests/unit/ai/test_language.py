@@ -51,6 +51,9 @@ def test_fragments(text, fragment):
         ("what is the model?", True),
         ("When you run tests, avoid serving an HTML report.", False),  # a condition
         ("can you use pnpm from now on", False),  # a polite request
+        ("Are there any updates we should make to our tests to catch this.", True),
+        ("Would adding a second worker speed up the import.", True),
+        ("Do not write any code yet.", False),  # an imperative, not an inverted auxiliary
         ("Never use grep for json.", False),
     ],
 )
