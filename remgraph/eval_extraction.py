@@ -43,6 +43,7 @@ from graph.models import Correction, Fact, Lesson
 from graph.repositories.exports import ExportRepository
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
+from ingest.normalize import truncate
 from ingest.pipeline import ingest_paths
 from recall.rules import read_current_rules
 from remgraph.eval_isolation import EvalIsolation
@@ -160,6 +161,44 @@ def first_sessions(history: History, n: int | None) -> set[str]:
     """The first `n` sessions of the history in file order (all when `n` is None)."""
     names = list(history.sessions)
     return set(names if n is None else names[:n])
+
+
+def replay_scenario(labels: Labels, history: History, max_chars: int) -> dict[str, Any]:
+    """The history and its questions as one `eval scenarios` file (the format of issue 14).
+
+    Sessions in time order (a session starts at its first message); each message a turn, cut
+    to `max_chars` as ingest cuts it (`ingest.max_turn_chars`), empty ones left out; one REM
+    cycle after the last session; the questions as checks after it.
+    """
+    order = sorted(history.sessions, key=lambda sid: history.sessions[sid][0].timestamp)
+    sessions = []
+    for sid in order:
+        turns = [
+            {
+                "role": m.role if m.role in ("user", "assistant", "system", "tool") else "user",
+                "content": truncate(m.content, max_chars)[0],
+            }
+            for m in history.sessions[sid]
+            if m.content.strip()
+        ]
+        if turns:
+            first = history.sessions[sid][0].timestamp
+            when = parse_time(first)
+            start = when.isoformat() if when is not None else first
+            sessions.append({"id": sid, "start": start, "rem": False, "turns": turns})
+    if sessions:
+        sessions[-1]["rem"] = True
+    keep = ("query", "as_of", "known_at", "top", "expect_any", "expect_kind", "forbid_any")
+    checks = [
+        {"after_session": None} | {k: v for k, v in q.model_dump(mode="json").items() if k in keep}
+        for q in labels.questions
+    ]
+    return {
+        "name": f"{labels.corpus}: the labelled real history, replayed",
+        "project": labels.project,
+        "sessions": sessions,
+        "checks": checks,
+    }
 
 
 # --- reading back what was distilled ---------------------------------------------------------
@@ -545,6 +584,10 @@ def extraction_command(
     sessions: Annotated[
         int | None, typer.Option(min=1, help="Only the first N sessions and their labels")
     ] = None,
+    write_scenario: Annotated[
+        Path | None,
+        typer.Option(help="Write the history and questions as an `eval scenarios` file; exit"),
+    ] = None,
 ) -> None:
     """Distil a real history and score what was distilled against a person's labels."""
     err = Console(stderr=True)
@@ -552,6 +595,20 @@ def extraction_command(
         if not p.is_file():
             err.print(f"error: {what}: {p} is not a file", markup=False)
             raise typer.Exit(1)
+    if write_scenario is not None:
+        try:
+            lab, hist = load_labels(labels), read_history(corpus)
+        except LabelsError as e:
+            err.print(f"error: {e}", markup=False)
+            raise typer.Exit(1) from None
+        keep = first_sessions(hist, sessions)
+        if sessions is not None:
+            hist, lab = read_history(corpus, sessions=keep), slice_labels(lab, keep)
+        limit = eval_settings().ingest.max_turn_chars
+        spec = replay_scenario(lab, hist, limit)
+        write_scenario.write_text(json.dumps(spec, ensure_ascii=False) + "\n", encoding="utf-8")
+        Console().print(f"wrote {write_scenario}", highlight=False)
+        return
     try:
         outcome = asyncio.run(evaluate_extraction(labels, corpus, sessions=sessions))
     except LabelsError as e:

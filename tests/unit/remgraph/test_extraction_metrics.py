@@ -219,3 +219,17 @@ def test_auc_orders_answered_above_unanswered():
     assert auc([0.5], [0.5]) == 0.5
     assert auc([0.1], [0.9]) == 0.0
     assert auc([], [0.3]) is None
+
+
+def test_the_replay_is_a_valid_scenario_in_time_order_with_long_turns_cut(tmp_path):
+    from remgraph.eval_extraction import replay_scenario
+    from remgraph.scenario_spec import LoadedScenario, parse_scenario
+
+    h = _history(tmp_path)
+    spec = replay_scenario(_labels(), h, max_chars=40)
+    assert [s["id"] for s in spec["sessions"]] == [S1, S2]
+    assert [s["rem"] for s in spec["sessions"]] == [False, True]
+    assert all(len(t["content"]) <= 40 for s in spec["sessions"] for t in s["turns"])
+    loaded = parse_scenario(tmp_path / "r.json", json.dumps(spec).encode())
+    assert isinstance(loaded, LoadedScenario)
+    assert [c.query for c in loaded.scenario.checks] == ["how to filter json?"]
