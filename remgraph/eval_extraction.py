@@ -157,6 +157,22 @@ def _write_slice(corpus: Path, keep: set[str], out: Path) -> None:
                 dst.write(line)
 
 
+def load_slice(
+    labels_path: Path, corpus: Path, sessions: int | None
+) -> tuple[Labels, History, set[str]]:
+    """The labels and the history, cut to the first `sessions` (all when None), and the kept ids.
+
+    Raises:
+        LabelsError: the labels or the history cannot be read.
+    """
+    labels, history = load_labels(labels_path), read_history(corpus)
+    keep = first_sessions(history, sessions)
+    if sessions is not None:
+        history = read_history(corpus, sessions=keep)
+        labels = slice_labels(labels, keep)
+    return labels, history, keep
+
+
 def first_sessions(history: History, n: int | None) -> set[str]:
     """The first `n` sessions of the history in file order (all when `n` is None)."""
     names = list(history.sessions)
@@ -452,12 +468,7 @@ async def evaluate_extraction(
         DatabaseInUseError / ProjectInUseError: the shared database is not free (Neo4j).
     """
     cfg = eval_settings(settings)
-    labels = load_labels(labels_path)
-    history = read_history(corpus)
-    keep = first_sessions(history, sessions)
-    if sessions is not None:
-        history = read_history(corpus, sessions=keep)
-        labels = slice_labels(labels, keep)
+    labels, history, keep = load_slice(labels_path, corpus, sessions)
     places, problems = locate(labels, history)
     last = parse_time(history.last_timestamp()) if history.last_timestamp() else None
     if last is None:
@@ -597,13 +608,10 @@ def extraction_command(
             raise typer.Exit(1)
     if write_scenario is not None:
         try:
-            lab, hist = load_labels(labels), read_history(corpus)
+            lab, hist, _ = load_slice(labels, corpus, sessions)
         except LabelsError as e:
             err.print(f"error: {e}", markup=False)
             raise typer.Exit(1) from None
-        keep = first_sessions(hist, sessions)
-        if sessions is not None:
-            hist, lab = read_history(corpus, sessions=keep), slice_labels(lab, keep)
         limit = eval_settings().ingest.max_turn_chars
         spec = replay_scenario(lab, hist, limit)
         write_scenario.write_text(json.dumps(spec, ensure_ascii=False) + "\n", encoding="utf-8")
