@@ -29,7 +29,8 @@ async def _seed_rules(db) -> None:
         kw.setdefault("valid_from", now - 10 * day)
         kw.setdefault("recorded_at", now - 10 * day)
         kw.setdefault("last_seen", now - day)
-        return Correction(id=id, project=project, rule_text=f"{id} text", **kw)
+        # an instruction, as a rule handed to a session must read (`recall.rules.is_instruction`)
+        return Correction(id=id, project=project, rule_text=f"Always check {id} first.", **kw)
 
     await CorrectionRepository(db).upsert_many(
         [
@@ -59,7 +60,7 @@ async def test_rules_are_the_open_graduated_or_confirmed_corrections_in_order(
     ]
     assert [i["status"] for i in data["items"]] == ["rule", "rule", "rule", "preference"]
     assert data["items"][1]["confirmed"] is True
-    assert data["items"][0]["text"] == "cor_rule_heavy text"
+    assert data["items"][0]["text"] == "Always check cor_rule_heavy first."
     weights = [i["effectiveWeight"] for i in data["items"][:3]]
     assert weights == sorted(weights, reverse=True)
 

@@ -11,6 +11,7 @@ from ai.embed import WrappingEmbedder
 from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
+from knowledge.vocabulary import vocabulary
 from tests.shared_embedder import shared_local_embedder
 
 
@@ -42,7 +43,9 @@ async def test_start_up_embeds_once_and_freezes_what_is_alive(graph_db) -> None:
     gc.unfreeze()
     try:
         emb = await _start(graph_db)
-        assert len(emb.calls) == 1  # the model is loaded before the first request
+        # the model is loaded, and the vocabulary's slot tasks embedded, before the first request
+        tasks = [t for slot in vocabulary().slots for t in slot.tasks]
+        assert emb.calls == [["warm up"], tasks]
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
