@@ -58,6 +58,7 @@ __all__ = [
     "Ranked",
     "Scored",
     "concerns_query",
+    "gate_floor",
     "mmr_pack",
     "mmr_pool_size",
     "rank",
@@ -217,10 +218,17 @@ def concerns_query(
     sim = c.scores.get(VECTOR)
     if sim is None:
         return lexical
+    return sim >= gate_floor(w, best_turn, lexical=lexical)
+
+
+def gate_floor(w: RankingSection, best_turn: float | None, *, lexical: bool) -> float:
+    """The cosine the gate asks of a distilled item, or of the turn it was distilled from.
+
+    `knowledge_lexical_min_similarity` with a shared word, else `knowledge_min_similarity`;
+    and within `knowledge_turn_margin` of `best_turn`, the closest turn's cosine, when known.
+    """
     floor = w.knowledge_lexical_min_similarity if lexical else w.knowledge_min_similarity
-    if best_turn is not None:
-        floor = max(floor, best_turn - w.knowledge_turn_margin)
-    return sim >= floor
+    return floor if best_turn is None else max(floor, best_turn - w.knowledge_turn_margin)
 
 
 def _evidence(c: Candidate, fused: float) -> dict[str, float]:

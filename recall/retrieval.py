@@ -43,6 +43,7 @@ from recall.ranking import (
     Ranked,
     Scored,
     concerns_query,
+    gate_floor,
     mmr_pack,
     mmr_pool_size,
     score_candidates,
@@ -915,8 +916,7 @@ class RetrievalService:
         asked = {h.id for h in rules} if intent.asks_rules else set()
         turn_cos = _turn_cosines(cands)
         best = max(turn_cos.values(), default=None)
-        close = -1.0 if best is None else best - self.ranking.knowledge_turn_margin
-        close = max(close, self.ranking.knowledge_lexical_min_similarity)
+        close = gate_floor(self.ranking, best, lexical=True)  # a source turn close to the query
 
         def concerns(c: Candidate) -> bool:  # the rules asked for as such, and what concerns it
             # distilled from one of the turns closest to the query, or about its subject
