@@ -7,7 +7,7 @@ event time (valid time) and a strictly later record time, run through the produc
 the REM merge that retires a duplicate correction in record time). Then, for a grid of (`asOf`,
 `knownAt`), the GraphQL reads must return exactly what the reference model below says.
 
-The model is the semantics the README's table states:
+The model is the semantics the table of docs/time.md states:
 - a record is readable at `knownAt` when `recorded_at <= knownAt < expired_at`;
 - it holds at `asOf` when `valid_from <= asOf < valid_to`, with `valid_to` as it was believed at
   `knownAt` (an end recorded later than `knownAt` was not known yet);

@@ -44,7 +44,7 @@ async def with_rule(graph_db) -> None:
 
 
 def test_sync_client_agent_loop(live_api, keys, with_rule):  # noqa: F811
-    """The README's agent loop: rules, context, work, append the turns, report feedback."""
+    """The documented agent loop: rules, context, work, append the turns, report feedback."""
     with Client(live_api.url, key=keys["alpha"]) as memory:
         rules = memory.rules("alpha")
         assert isinstance(rules, RulesResult)
@@ -121,14 +121,14 @@ async def test_async_client_reads_and_writes(live_api, keys, with_rule):  # noqa
         assert (await other.rules()).items == []  # alpha's rule never reaches beta's key
 
 
-def test_the_readme_agent_loop_runs_as_written(live_api, keys, with_rule):  # noqa: F811
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "def run_task" in b)
+def test_the_documented_agent_loop_runs_as_written(live_api, keys, with_rule):  # noqa: F811
+    page = (Path(__file__).resolve().parents[3] / "docs" / "agents.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "def run_task" in b)
     code = block.replace('"http://127.0.0.1:8765", key="rg_..."', f'"{live_api.url}", key=KEY')
-    assert code != block, "the README example no longer names the URL and key this test swaps"
+    assert code != block, "the docs/agents.md loop no longer names the URL and key this test swaps"
     code = code.replace('"myproj"', '"alpha"')  # the seeded project
     scope: dict = {"KEY": keys["alpha"]}
-    exec(compile(code, "README.md", "exec"), scope)
+    exec(compile(code, "docs/agents.md", "exec"), scope)
     prompts: list[str] = []
 
     def llm(prompt: str) -> str:
@@ -142,3 +142,14 @@ def test_the_readme_agent_loop_runs_as_written(live_api, keys, with_rule):  # no
     with Client(live_api.url, key=keys["alpha"]) as memory:
         titles = [s.id for s in memory.sessions("alpha", first=50).items]
     assert len(titles) == 2  # the seeded session and the one the loop appended
+
+
+def test_the_readme_example_runs_as_written(live_api, keys, with_rule, capsys):  # noqa: F811
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "Client(" in b)
+    code = block.replace('"http://127.0.0.1:8765", key="rg_..."', f'"{live_api.url}", key=KEY')
+    assert code != block, "the README example no longer names the URL and key this test swaps"
+    code = code.replace('"myproj"', '"alpha"').replace("how do we deploy?", "support group")
+    exec(compile(code, "README.md", "exec"), {"KEY": keys["alpha"]})
+    printed = capsys.readouterr().out
+    assert "Mention the support group when planning weekends" in printed  # the seeded rule
