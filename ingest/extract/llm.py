@@ -17,19 +17,27 @@ chunks), so a very long session still costs a bounded number of calls per chunk.
 
 Prompt layout (long-context practice: material first, the question last): a one-line system
 role, then one user message holding the transcript (each turn as `[ordinal] time role(speaker):
-text`, times in UTC), then, for pass 2, pass 1's overview of the same turns (JSON), and the pass's
+text`, times in UTC), then, for pass 2, pass 1's overview of the same turns (JSON) and the
+declared vocabulary (one line per slot, `llm_vocabulary.vocabulary_section`), and the pass's
 instructions at the end. Pass 3 reads passes 1–2 (JSON) the same way.
 
-Replies are read record by record (`LLMClient.structured_records`): models answer `"turns":
-["[3]"]`, `"kind": "architecture"`, `"complexity": 7` or a repeated instruction as an object, and
-one such record used to fail the whole pass, so the session fell back to the offline rules and
-everything the model said was lost. Now ordinals are read from strings, off-list kinds take the
-field's default (`other`, `preference`, `problem-solution`), scores on a 0–10 or 0–100 scale are
-rescaled, and a record that still does not validate is left out with an issue naming the pass,
-the record and the field (`pass 2 decisions[1]: object: Field required`); the rest of the reply
-is kept. Only a reply that is not a JSON object (after one re-ask) fails the pass, and the
-session then falls back to the offline rules. A failed pass 3 leaves the quality unset and keeps
-passes 1–2.
+Pass 2 asks for the user's own sentences, for facts about the user and the people they mention
+(relatives, pets, contact details, schedules, versions) as well as project facts, and for the
+vocabulary slot each decision, correction and rule fills. A decision in a slot of cardinality
+one takes the slot's name as its predicate, so a newer value for the same subject and slot ends
+the older one when applied (`ingest.extract.facts`); a slot the vocabulary lacks is ignored with
+an issue (`pass 2 decision 'db uses x': slot 'db' is not in the vocabulary; slot ignored`).
+
+Replies are read record by record (`LLMClient.structured_records`), leniently
+(`ingest.extract.llm_schema`): models answer `"turns": ["[3]"]`, `"kind": "architecture"`,
+`"complexity": 7` or a repeated instruction as an object, and one such record used to fail the
+whole pass, so the session fell back to the offline rules and everything the model said was
+lost. Now ordinals are read from strings, off-list kinds take the field's default (`other`,
+`preference`, `problem-solution`), scores on a 0–10 or 0–100 scale are rescaled, and a record
+that still does not validate is left out with an issue naming the pass, the record and the field
+(`pass 2 decisions[1]: object: Field required`); the rest of the reply is kept. Only a reply
+that is not a JSON object (after one re-ask) fails the pass, and the session then falls back to
+the offline rules. A failed pass 3 leaves the quality unset and keeps passes 1–2.
 
 The model refers to turns by their `[ordinal]`. An item citing unknown ordinals is tied to the
 turn whose words it shares most (at least two content words), else left out, so every extracted
@@ -42,19 +50,30 @@ and rationale. `ExtractionResult.issues` carries every issue; the ingest summary
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import TypeVar
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel
 
 from ai.llm import LLMClient, LLMError, Message, estimate_tokens
 from ai.records import RecordIssue
 from core.ids import normalize_key
 from core.text import content_words
-from graph.models import CorrectionType, FactKind, LessonCategory
 from ingest.extract.config import ExtractSettings
+from ingest.extract.llm_schema import (
+    CorrectionItem,
+    DecisionItem,
+    FrustrationItem,
+    KnowledgeItem,
+    RuleItem,
+    SessionKnowledge,
+    SessionOverview,
+    SessionQuality,
+    ToolStatItem,
+    TopicItem,
+)
+from ingest.extract.llm_vocabulary import known_slot, slot_predicate, vocabulary_section
 from ingest.extract.models import (
     CorrectionCandidate,
     EntityMentions,
@@ -66,7 +85,6 @@ from ingest.extract.models import (
     TopicCandidate,
     TurnInput,
 )
-from ingest.extract.outcome import Outcome
 from ingest.extract.text import clean_text, technologies
 from knowledge.environments import ENVIRONMENTS
 
@@ -78,209 +96,6 @@ __all__ = [
     "chunk_turns",
 ]
 
-# --- lenient field types: what models write instead of the schema's exact shape -------------------
-
-_ORDINALS = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
-
-
-def _ordinals(v: Any) -> Any:
-    """`3`, `"3"`, `"[3]"`, `"t3"`, `"turn 3"`, `"3-5"` or a list of those → ordinals."""
-    items = v if isinstance(v, list) else [v]
-    out: list[Any] = []
-    for x in items:
-        if not isinstance(x, str):
-            out.append(x)
-            continue
-        found = _ORDINALS.findall(x)
-        for a, b in found:
-            lo, hi = int(a), int(b or a)
-            out += list(range(lo, hi + 1)) if hi - lo < 100 else [lo, hi]
-        if not found:
-            out.append(x)  # no number in it: the validation error names it
-    return out
-
-
-def _ordinal(v: Any) -> Any:
-    """The first ordinal of `v` (a frustration signal cites one turn)."""
-    got = _ordinals(v)
-    return got[0] if got else v
-
-
-_WORDS = {"low": 0.25, "medium": 0.5, "moderate": 0.5, "high": 0.8, "very high": 0.95}
-
-
-def _score(v: Any) -> Any:
-    """A score in [0, 1]: `"high"` → 0.8, `7` (of 10) → 0.7, `85` (of 100) → 0.85."""
-    if isinstance(v, str):
-        word = v.strip().lower()
-        if word in _WORDS:
-            return _WORDS[word]
-        try:
-            v = float(word.rstrip("%")) / (100 if word.endswith("%") else 1)
-        except ValueError:
-            return v
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        if 1 < v <= 10:
-            return v / 10
-        if 10 < v <= 100:
-            return v / 100
-    return v
-
-
-def _one_of(
-    options: tuple[str, ...], default: str | None, synonyms: dict[str, str] | None = None
-) -> Any:
-    """A validator mapping `v` onto `options` (case, `-`/`_`/space and synonyms aside).
-
-    Anything else becomes `default`: an off-list kind is the model's wording, not a reason to
-    lose the record.
-    """
-
-    def pick(v: Any) -> Any:
-        if not isinstance(v, str):
-            return v
-        key = re.sub(r"[\s_-]+", "_", v.strip().lower())
-        for o in options:
-            if key == o.replace("-", "_"):
-                return o
-        return (synonyms or {}).get(key, default)
-
-    return BeforeValidator(pick)
-
-
-def _text(v: Any) -> Any:
-    """A string, or the first text value of an object the model wrote instead of one."""
-    if isinstance(v, dict):
-        for k in ("text", "instruction", "rule", "rule_text", "content", "statement"):
-            if isinstance(v.get(k), str):
-                return v[k]
-        return next((x for x in v.values() if isinstance(x, str)), v)
-    return v
-
-
-Ordinals = Annotated[list[int], BeforeValidator(_ordinals)]
-Score = Annotated[float, BeforeValidator(_score), Field(ge=0.0, le=1.0)]
-Text = Annotated[str, BeforeValidator(_text)]
-_OUTCOMES: tuple[str, ...] = get_args(Outcome)
-_OUTCOME_SYNONYMS = {
-    "failure": "failed",
-    "fail": "failed",
-    "error": "failed",
-    "completed": "success",
-    "complete": "success",
-    "done": "success",
-    "resolved": "success",
-    "successful": "success",
-    "partial_success": "partial",
-    "in_progress": "ongoing",
-    "open": "ongoing",
-    "unresolved": "ongoing",
-}
-
-
-# --- structured output schemas -------------------------------------------------------------------
-
-
-class TopicItem(BaseModel):
-    """A topic the session discusses."""
-
-    title: str
-    keywords: list[str] = Field(default_factory=list)
-    turns: Ordinals = Field(default_factory=list, description="ordinals of mentioning turns")
-
-
-class SessionOverview(BaseModel):
-    """Pass 1: what the session was about and how it went."""
-
-    summary: str = ""
-    intent: str = ""
-    topics: list[TopicItem] = Field(default_factory=list, description="in order of appearance")
-    outcome: Annotated[Outcome | None, _one_of(_OUTCOMES, None, _OUTCOME_SYNONYMS)] = None
-    complexity: Score = 0.5
-
-
-class DecisionItem(BaseModel):
-    """A decision or preference as a subject–predicate–object fact."""
-
-    subject: str
-    predicate: str
-    object: str
-    statement: str = ""
-    kind: Annotated[FactKind, _one_of(get_args(FactKind), "other", {"tech": "tech_stack"})] = (
-        "decision"
-    )
-    turns: Ordinals = Field(default_factory=list)
-    confidence: Score = 0.7
-
-
-class CorrectionItem(BaseModel):
-    """The user correcting the agent."""
-
-    type: Annotated[
-        CorrectionType, _one_of(get_args(CorrectionType), "preference", {"tool": "tool_usage"})
-    ] = "preference"
-    original_behaviour: str = ""
-    corrected_behaviour: str = ""
-    rule_text: str
-    explicit_rule: bool = False
-    turns: Ordinals = Field(default_factory=list)
-    confidence: Score = 0.7
-    action: Literal["ADD", "UPDATE", "INVALIDATE", "NOOP"] | None = None
-
-
-class FrustrationItem(BaseModel):
-    """A sign of user frustration."""
-
-    turn: Annotated[int, BeforeValidator(_ordinal)]
-    quote: str = ""
-
-
-class ToolStatItem(BaseModel):
-    """Calls and failures of one tool."""
-
-    tool: str
-    calls: int = 0
-    failures: int = 0
-
-
-class KnowledgeItem(BaseModel):
-    """Something learned: a lesson."""
-
-    title: str
-    content: str
-    category: Annotated[
-        LessonCategory,
-        _one_of(get_args(LessonCategory), "problem-solution", {"best_practices": "best-practice"}),
-    ] = "problem-solution"
-    applicable_when: str = ""
-    keywords: list[str] = Field(default_factory=list)
-    turns: Ordinals = Field(default_factory=list)
-    has_examples: bool = False
-    has_steps: bool = False
-
-
-class SessionKnowledge(BaseModel):
-    """Pass 2: durable knowledge in the session."""
-
-    decisions: list[DecisionItem] = Field(default_factory=list)
-    corrections: list[CorrectionItem] = Field(default_factory=list)
-    repeated_instructions: list[Text] = Field(default_factory=list)
-    frustration_signals: list[FrustrationItem] = Field(default_factory=list)
-    tool_stats: list[ToolStatItem] = Field(default_factory=list)
-    new_knowledge: list[KnowledgeItem] = Field(default_factory=list)
-    rules: list[Text] = Field(default_factory=list)
-
-
-class SessionQuality(BaseModel):
-    """Pass 3: quality scores from passes 1–2."""
-
-    quality: Score
-    clarity: Score = 0.5
-    efficiency: Score = 0.5
-    knowledge_value: Score = 0.5
-    rationale: str = ""
-
-
 _SYSTEM = (
     """You extract structured knowledge from agent session transcripts. Answer with JSON only."""
 )
@@ -291,17 +106,28 @@ intent, the topics in the order they appear (short titles, keywords, the ordinal
 discuss them), the outcome (success, partial, failed, abandoned or ongoing) and a complexity in
 [0, 1]. Use only what the transcript says."""
 
-_PASS2 = f"""PASS 2 (knowledge). Above are the transcript and your pass-1 overview of it (use the
-overview's topics and outcome as context; the transcript is the evidence). From the transcript
-extract durable knowledge with turn ordinals:
-decisions and preferences as subject/predicate/object facts (subject = the thing decided about,
-e.g. "database"; predicate e.g. "uses"; a choice made for one environment names it in the
-subject, e.g. "database (local development)", one of: {", ".join(ENVIRONMENTS)}), corrections
-the user made to the agent (original and corrected behaviour, a normalised imperative rule_text,
-type one of preference, factual, style, process, tool_usage), instructions the user repeated,
-frustration signals, per-tool call and failure counts, new knowledge (problem → attempt →
-outcome lessons, gotchas, best practices) and standing rules. Omit anything not supported by the
-transcript."""
+_PASS2 = f"""PASS 2 (knowledge). Above are the transcript, your pass-1 overview of it (use the
+overview's topics and outcome as context; the transcript is the evidence) and the vocabulary of
+slots, one per line: name (scope, cardinality): examples. From the transcript extract durable
+knowledge with turn ordinals:
+decisions, preferences and facts as subject/predicate/object facts (subject = the thing decided
+about or the person the fact is about, e.g. "database", "user", "Ana (user's sister)"; predicate
+e.g. "uses", "lives in"; a choice made for one environment names it in the subject, e.g.
+"database (local development)", one of: {", ".join(ENVIRONMENTS)}), including facts about the
+user and about the people they mention (relatives, friends, colleagues: "my sister Ana lives in
+Porto" is a fact about Ana), versions, schedules and dates, contact details, pets, and project
+facts (stack, test command, package manager, ...); corrections the user made to the agent
+(original and corrected behaviour, rule_text, type one of preference, factual, style, process,
+tool_usage), instructions the user repeated, frustration signals, per-tool call and failure
+counts, new knowledge (problem → attempt → outcome lessons, gotchas, best practices) and
+standing rules (text and slot).
+A decision's or fact's statement, a correction's rule_text and a rule's text are the user's own
+complete sentence from the transcript, without lead-ins ("ok so", "also,") and markdown, never a
+rewrite. Give each decision, correction and rule the slot it fills: a name from the vocabulary,
+or null when none fits. A slot of cardinality one holds one value per subject, a newer value
+replacing the older: there the subject names the one thing that has the value, the same each
+time (e.g. "user's home city", "user's manager", "API rate limit", "staging RAM"). Omit anything
+not supported by the transcript."""
 
 _PASS3 = """PASS 3 (quality). Above are a session overview and its extracted knowledge (JSON). Score
 the session in [0, 1]: overall quality, clarity of the request, efficiency of the agent, and the
@@ -436,6 +262,7 @@ class LLMExtractor:
                 _PASS2,
                 ("transcript", _render(turns)),
                 ("overview", overview.model_dump_json()),
+                ("vocabulary", vocabulary_section()),
             ),
             SessionKnowledge,
             "extract.pass2",
@@ -498,7 +325,8 @@ class LLMExtractor:
     ) -> ExtractionResult:
         m = _Candidates(session.project, turns, support, issues)
         corrections = m.corrections(k.corrections)
-        corrections += m.rules([*k.rules, *k.repeated_instructions], corrections)
+        repeated = [RuleItem(text=r) for r in k.repeated_instructions]
+        corrections += m.rules([*k.rules, *repeated], corrections)
         stats = {t.tool: {"calls": t.calls, "failures": t.failures} for t in k.tool_stats if t.tool}
         return ExtractionResult(
             session_id=session.id,
@@ -669,14 +497,16 @@ class _Candidates:
         out = []
         for d in items:
             text = d.statement or f"{d.subject} {d.predicate} {d.object}"
-            cited = self.cite(d.turns, text, f"pass 2 decision {_quote(text)}")
+            what = f"pass 2 decision {_quote(text)}"
+            slot = known_slot(d.slot, what, self.issues)
+            cited = self.cite(d.turns, text, what)
             tids = self.ids(cited)
             if not tids:
                 continue
             out.append(
                 FactCandidate(
                     subject=d.subject,
-                    predicate=d.predicate,
+                    predicate=slot_predicate(d.predicate, slot),
                     object=d.object,
                     kind=d.kind,
                     statement=text,
@@ -691,6 +521,7 @@ class _Candidates:
         out = []
         for c in items:
             what = f"pass 2 correction {_quote(c.rule_text)}"
+            known_slot(c.slot, what, self.issues)  # a correction keeps no slot: only checked
             if not c.rule_text.strip():
                 self.issues.append(f"{what} left out: rule_text is empty")
                 continue
@@ -715,19 +546,20 @@ class _Candidates:
         return out
 
     def rules(
-        self, rules: Sequence[str], corrections: Sequence[CorrectionCandidate]
+        self, rules: Sequence[RuleItem], corrections: Sequence[CorrectionCandidate]
     ) -> list[CorrectionCandidate]:
         """Standing rules not already a correction, tied to the user turn that says them."""
         known = {_rule_key(c.rule_text) for c in corrections}
         user_turns = [t for t in self.turns if t.role == "user"]
         out = []
-        for rule in rules:
+        for item in rules:
+            rule, what = item.text, f"pass 2 rule {_quote(item.text)}"
+            known_slot(item.slot, what, self.issues)  # a rule keeps no slot: only checked
             key = _rule_key(rule)
             if not key or key in known:
                 continue
             src = next((t for t in user_turns if key[:20] in normalize_key(t.text)), None)
             if src is None:  # said in other words: the user turn sharing most of them
-                what = f"pass 2 rule {_quote(rule)}"
                 cited = self.cite([], rule, what, among=user_turns)
                 if not cited:
                     continue  # a rule we cannot tie to a turn has no provenance
@@ -803,6 +635,7 @@ def _fold_scored(
             update={
                 "turns": sorted({*kept.turns, *item.turns}),
                 "confidence": max(kept.confidence, item.confidence),
+                "slot": kept.slot or item.slot,
             }
         )
     else:
@@ -821,7 +654,7 @@ def _merge_knowledge(parts: list[SessionKnowledge]) -> tuple[SessionKnowledge, d
     seen_count: dict[str, int] = {}
     tools: dict[str, ToolStatItem] = {}
     repeated: dict[str, str] = {}
-    rules: dict[str, str] = {}
+    rules: dict[str, RuleItem] = {}
     frustration: dict[int, FrustrationItem] = {}
     for p in parts:
         for d in p.decisions:
@@ -851,8 +684,8 @@ def _merge_knowledge(parts: list[SessionKnowledge]) -> tuple[SessionKnowledge, d
             )
         for r in p.repeated_instructions:
             repeated.setdefault(normalize_key(r), r)
-        for r in p.rules:
-            rules.setdefault(normalize_key(r), r)
+        for rule in p.rules:
+            rules.setdefault(normalize_key(rule.text), rule)
         for f in p.frustration_signals:
             frustration.setdefault(f.turn, f)
     support = {k: min(1.2, 1.0 + 0.1 * (n - 1)) for k, n in seen_count.items()}

@@ -17,6 +17,7 @@ from graph.repositories.topics import TopicRepository
 from ingest.config import IngestSettings
 from ingest.extract.llm import LLMExtractor
 from ingest.extract.service import ExtractionHook, make_extractor
+from knowledge.vocabulary import vocabulary
 from tests.integration.extract.transcripts import session, store
 from tests.openai_stub import chat_completion, run_stub
 
@@ -288,3 +289,60 @@ async def test_what_the_model_returns_lands_and_a_bad_session_falls_back_alone(
         " SessionKnowledge: not JSON (Expecting value at line 1 column 1)); used offline rules"
     ]
     assert hook.ingest_summary()["llm_usage"]["calls"] == 3 + 4  # good: 3; other: 1 + 3 (pass 2)
+
+
+async def test_a_newer_value_in_a_one_value_slot_ends_the_older(
+    graph_db: GraphDB, embedder: Embedder
+) -> None:
+    slot = next(s for s in vocabulary().slots if s.cardinality == "one")
+    first = [("user", "Keep SQLite for the database."), ("assistant", "Keeping SQLite.")]
+    later = [("user", "Switch the database to PostgreSQL."), ("assistant", "Switched.")]
+
+    def script(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        prompt = str(next(m for m in body["messages"] if m["role"] == "user")["content"])
+        asked = prompt.rsplit("</", 1)[-1]
+        if "PASS 1" in asked:
+            return 200, chat_completion(json.dumps({"summary": "Database choice."}))
+        if "PASS 2" not in asked:
+            return 200, chat_completion(json.dumps({"quality": 0.7}))
+        new = "Switch the database" in prompt
+        decisions = [
+            {  # the model words the two differently; the slot makes them one key
+                "subject": "database",
+                "predicate": "switched to" if new else "uses",
+                "object": "PostgreSQL" if new else "SQLite",
+                "statement": later[0][1] if new else first[0][1],
+                "turns": [0],
+                "slot": slot.name,
+            },
+            {  # no slot: the model's predicates, which do not end each other
+                "subject": "orm",
+                "predicate": "prefers" if new else "uses",
+                "object": "SQLAlchemy" if new else "Peewee",
+                "turns": [0],
+                "slot": None,
+            },
+        ]
+        return 200, chat_completion(json.dumps({"decisions": decisions}))
+
+    a, b = session("demo", "first", 0, first), session("demo", "later", 1, later)
+    with run_stub(script) as stub:
+        llm = LLMClient(LLMSettings(base_url=stub.base_url, model="stub"), base_delay_s=0.01)
+        hook = ExtractionHook(IngestSettings(), embedder=embedder, extractor=LLMExtractor(llm))
+        for s in (a, b):
+            await store(graph_db, s)
+            await hook.run(graph_db, s)
+        report = await hook.finish(graph_db)
+        await llm.aclose()
+    facts = FactRepository(graph_db)
+    live = sorted((f.subject, f.predicate, f.object) for f in await facts.list_active("demo"))
+    assert live == [
+        ("database", slot.name, "PostgreSQL"),
+        ("orm", "prefers", "SQLAlchemy"),
+        ("orm", "uses", "Peewee"),
+    ]
+    [old] = [f for f in await facts.list_by_project("demo") if f.object == "SQLite"]
+    assert old.valid_to == b.turns[0].timestamp  # ended when the newer value was said
+    assert old.statement == "Keep SQLite for the database."
+    assert report.facts_invalidated == 1
+    assert report.issues == []

@@ -13,8 +13,9 @@ from ai.config import LLMSettings
 from ai.llm import LLMClient, LLMError
 from ingest.extract.config import ExtractSettings
 from ingest.extract.llm import LLMExtractor, chunk_turns
-from ingest.extract.models import SessionInput, TurnInput
-from tests.openai_stub import chat_completion, run_stub
+from ingest.extract.models import ExtractionResult, SessionInput, TurnInput
+from knowledge.vocabulary import Slot, vocabulary
+from tests.openai_stub import StubOpenAI, chat_completion, run_stub
 
 T0 = datetime(2026, 2, 1, tzinfo=UTC)
 
@@ -397,3 +398,144 @@ async def test_a_record_left_out_of_a_chunk_names_the_chunk() -> None:
     assert left_out == [f"pass 2 (chunk {k}/{n}) decisions[1]" for k in range(1, n + 1)]
     [fact] = r.facts  # the good decision of every chunk, merged once
     assert fact.object == "PostgreSQL"
+
+
+# --- the declared vocabulary in pass 2 ----------------------------------------------------------
+
+
+def _slot(cardinality: str) -> Slot:
+    """The vocabulary's first slot of `cardinality` (read from the file, never hard-coded)."""
+    return next(s for s in vocabulary().slots if s.cardinality == cardinality)
+
+
+async def _extract_with(
+    knowledge: dict[str, Any], settings: ExtractSettings | None = None
+) -> tuple[ExtractionResult, StubOpenAI]:
+    """Extract `_session()` (a long one with `settings`) with `knowledge` as pass 2's answer."""
+    with run_stub(lambda path, body: _handler(path, body, knowledge)) as stub:
+        llm = _client(stub.base_url)
+        r = await LLMExtractor(llm, settings).extract(
+            _session(n=24, words=60) if settings else _session()
+        )
+        await llm.aclose()
+    return r, stub
+
+
+async def test_pass_2_carries_every_slot_of_the_vocabulary_one_line_each() -> None:
+    _, stub = await _extract_with(KNOWLEDGE)
+    [p2] = [
+        str(b["messages"][-1]["content"]) for _, b in stub.requests if "PASS 2" in _instructions(b)
+    ]
+    block = p2.split("<vocabulary>\n", 1)[1].split("\n</vocabulary>", 1)[0]
+    slots = vocabulary().slots
+    lines = block.splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == [s.name for s in slots]
+    for s, line in zip(slots, lines, strict=True):
+        assert line.startswith(f"{s.name} ({s.scope}, {s.cardinality})")
+        assert all(json.dumps(e, ensure_ascii=False) in line for e in s.examples[:2])
+    # material first (transcript, overview, vocabulary), the instructions last
+    assert p2.index("</overview>") < p2.index("<vocabulary>") < p2.index("PASS 2")
+    asked = " ".join(p2.rsplit("</", 1)[-1].split())
+    for ask in (
+        "slot it fills",
+        "null when none fits",
+        "the people they mention",
+        "relatives",
+        "versions",
+        "schedules and dates",
+        "contact details",
+        "pets",
+        "test command",
+        "package manager",
+        "the user's own complete sentence",
+        "never a rewrite",
+    ):
+        assert ask in asked, ask
+    # pass 1 and pass 3 are not about slots
+    assert sum("<vocabulary>" in str(b["messages"][-1]["content"]) for _, b in stub.requests) == 1
+
+
+async def test_every_chunk_of_a_long_session_gets_the_vocabulary() -> None:
+    settings = ExtractSettings(llm_whole_session_tokens=1000, llm_chunk_tokens=500)
+    _, stub = await _extract_with(KNOWLEDGE, settings)
+    pass2 = [
+        str(b["messages"][-1]["content"]) for _, b in stub.requests if "PASS 2" in _instructions(b)
+    ]
+    assert len(pass2) > 1
+    assert all(all(s.name in p for s in vocabulary().slots) for p in pass2)
+
+
+async def test_a_decision_in_a_one_value_slot_takes_the_slot_as_its_predicate() -> None:
+    one, many = _slot("one"), _slot("many")
+    knowledge = {
+        **KNOWLEDGE,
+        "decisions": [
+            # the model's spelling of the name is read leniently
+            {
+                "subject": "database",
+                "predicate": "uses",
+                "object": "PostgreSQL",
+                "turns": [2, 3],
+                "slot": one.name.replace("_", " ").title(),
+            },
+            {
+                "subject": "database",
+                "predicate": "runs on",
+                "object": "Fly.io",
+                "turns": [3],
+                "slot": many.name,
+            },
+            {
+                "subject": "database",
+                "predicate": "uses",
+                "object": "SQLite",
+                "turns": [1],
+                "slot": None,
+            },
+        ],
+    }
+    r, _ = await _extract_with(knowledge)
+    assert [(f.predicate, f.object, f.statement) for f in r.facts] == [
+        (one.name, "PostgreSQL", "database uses PostgreSQL"),  # the model's words stay its text
+        ("runs on", "Fly.io", "database runs on Fly.io"),  # many values: the model's predicate
+        ("uses", "SQLite", "database uses SQLite"),
+    ]
+    assert [f.kind for f in r.facts] == ["decision"] * 3  # kinds are the model's, as before
+    assert not [i for i in r.issues if "slot" in i]
+
+
+async def test_a_slot_not_in_the_vocabulary_is_named_and_ignored() -> None:
+    names = {s.name for s in vocabulary().slots}
+    bogus = next(f"no_such_slot_{i}" for i in itertools.count() if f"no_such_slot_{i}" not in names)
+    knowledge = {
+        **KNOWLEDGE,
+        "decisions": [
+            {
+                "subject": "database",
+                "predicate": "uses",
+                "object": "PostgreSQL",
+                "turns": [2, 3],
+                "slot": bogus,
+            },
+        ],
+        "corrections": [{**KNOWLEDGE["corrections"][0], "slot": bogus}],
+        "rules": [
+            {"text": "Let's set up the database layer.", "slot": bogus},
+            "Never push to main.",
+        ],
+    }
+    r, _ = await _extract_with(knowledge)
+    [fact] = r.facts  # kept, with the model's own predicate
+    assert (fact.predicate, fact.object) == ("uses", "PostgreSQL")
+    assert [c.rule_text for c in r.corrections] == [
+        "Use PostgreSQL instead of SQLite.",
+        "Let's set up the database layer.",  # a rule with an unknown slot is kept too
+    ]
+    assert [i for i in r.issues if "slot" in i] == [
+        f"pass 2 correction 'Use PostgreSQL instead of SQLite.': slot '{bogus}' is not in the"
+        " vocabulary; slot ignored",
+        f"pass 2 rule 'Let's set up the database layer.': slot '{bogus}' is not in the vocabulary;"
+        " slot ignored",
+        f"pass 2 decision 'database uses PostgreSQL': slot '{bogus}' is not in the vocabulary;"
+        " slot ignored",
+    ]
