@@ -154,26 +154,27 @@ _WH = frozenset({"how", "what", "why", "where", "when", "which", "who", "whom", 
 
 
 def questions(texts: list[str]) -> list[bool]:
-    """Whether each text asks something rather than says it.
+    """Whether each text asks something rather than says it (`is_question` of its parse)."""
+    return [is_question(doc) for doc in parse(texts)]
+
+
+def is_question(doc: Doc) -> bool:
+    """Whether a parsed text asks something rather than says it.
 
     A question mark at the end, a wh-word opening the main clause ("How can we improve the
     rules ..."), or an auxiliary before its subject ("Would making updates help ..."); a
     wh-word opening a subordinate clause is a condition ("When you run tests, avoid ..."), and
     an auxiliary before "you" is a polite request ("can you use pnpm"), not a question.
     """
-    out = []
-    for doc in parse(texts):
-        words = [t for t in doc if not t.is_punct and not t.is_space]
-        if not words:
-            out.append(False)
-            continue
-        first = words[0]
-        main = first.lower_ in _WH and (first.head.dep_ == "ROOT" or first.dep_ == "ROOT")
-        # "Would making updates help?", "Are there tests for this": an auxiliary before its
-        # subject asks; before "you" it is a polite request ("can you use pnpm")
-        inverted = first.lower_ in _AUXILIARIES and len(words) > 1 and _subject_follows(doc, first)
-        out.append(doc.text.rstrip().endswith("?") or main or inverted)
-    return out
+    words = [t for t in doc if not t.is_punct and not t.is_space]
+    if not words:
+        return False
+    first = words[0]
+    main = first.lower_ in _WH and (first.head.dep_ == "ROOT" or first.dep_ == "ROOT")
+    # "Would making updates help?", "Are there tests for this": an auxiliary before its
+    # subject asks; before "you" it is a polite request ("can you use pnpm")
+    inverted = first.lower_ in _AUXILIARIES and len(words) > 1 and _subject_follows(doc, first)
+    return doc.text.rstrip().endswith("?") or main or inverted
 
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
