@@ -507,6 +507,7 @@ async def evaluate_extraction(
         "history_end": end.isoformat(),
         "engine": cfg.engine.value,
         "extractor": "llm" if cfg.extract.use_llm else "offline",
+        "offline_model": cfg.extract.offline_model,
         "embedding": f"{cfg.embedding.provider}:{cfg.embedding.model}",
         "isolation": iso.facts(),
         "match": {"sim_with_turn": SIM_WITH_TURN, "sim_alone": SIM_ALONE},
@@ -548,7 +549,8 @@ def markdown(outcome: ExtractionOutcome) -> str:
         f"# Extraction evaluation: {m['corpus']} against {m['labels']}",
         "",
         f"{m['sessions']} sessions, {m['messages']} messages; engine `{m['engine']}`, "
-        f"{m['extractor']} extraction, commit `{m['git_commit']}`, {m['duration_s']} s.",
+        f"{m['extractor']} extraction ({m.get('offline_model', 'patterns')}), "
+        f"commit `{m['git_commit']}`, {m['duration_s']} s.",
         "",
         "| kind | distilled | labelled | precision | recall | current-value acc. | garbled |",
         "| --- | --- | --- | --- | --- | --- | --- |",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["ExtractSettings"]
@@ -19,6 +21,12 @@ class ExtractSettings(BaseModel):
     """Run extraction after ingest (`remgraph ingest --no-extract` turns it off per run)."""
     use_llm: bool = False
     """Use the LLM extractor (needs `REMGRAPH_LLM__BASE_URL`); the offline one is the default."""
+    offline_model: Literal["acts", "patterns"] = "patterns"
+    """How the offline extractor reads an agent session's rules, decisions and project facts:
+    `acts`, the sentence-act model over each typed sentence, items in the user's own words, and
+    the clause patterns' items only where the model reads a statement (`ingest/extract/distil.py`);
+    `patterns`, the clause patterns alone (`offline.py`). Chat between people is read the same
+    either way. Figures of both: `bench/results/extraction.md`."""
     topic_match_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     """Cosine similarity at or above which new material joins an existing topic."""
     max_topics_per_session: int = Field(default=6, ge=0, le=50)

@@ -27,6 +27,7 @@ from core.ids import normalize_key
 from core.text import sentences, words
 from core.timeutil import MONTHS, RELATIVE_TIME, WEEKDAYS
 from graph.models import CorrectionType, FactKind, LessonCategory
+from ingest.extract.distil import SentenceActs, distil
 from ingest.extract.models import (
     CorrectionCandidate,
     EntityMentions,
@@ -2209,9 +2210,10 @@ class OfflineExtractor:
 
     name = "offline"
 
-    def __init__(self, *, max_topics: int = 6, lesson_window: int = 16) -> None:
+    def __init__(self, *, max_topics: int = 6, lesson_window: int = 16, acts: bool = False) -> None:
         self.max_topics = max_topics
         self.lesson_window = lesson_window
+        self.acts = SentenceActs() if acts else None
 
     async def extract(self, session: SessionInput) -> ExtractionResult:
         """Extract candidates from `session` (pure; runs inline, it is fast)."""
@@ -2220,12 +2222,22 @@ class OfflineExtractor:
     def extract_sync(self, session: SessionInput) -> ExtractionResult:
         turns = session.turns
         entities = self._entities(session)
-        corrections = tuple(self._corrections(turns))
+        if self.acts is not None and not between_people(turns):
+            said = distil(
+                turns,
+                session.project,
+                self.acts,
+                patterns=(self._corrections(turns), self._facts(session)),
+            )
+            corrections, facts = said.corrections, said.facts
+        else:
+            corrections = tuple(self._corrections(turns))
+            facts = tuple(self._facts(session))
         return ExtractionResult(
             session_id=session.id,
             project=session.project,
             corrections=corrections,
-            facts=tuple(self._facts(session)),
+            facts=facts,
             lessons=tuple(self._lessons(turns) + self._insights(turns)),
             topics=tuple(self._topics(turns, entities)),
             entities=entities,

@@ -44,7 +44,7 @@ def make_extractor(settings: IngestSettings, *, llm: LLMClient | None = None) ->
         from ingest.extract.llm import LLMExtractor  # deferred: only with an LLM configured
 
         return LLMExtractor(llm or LLMClient(settings.llm), ex)
-    return OfflineExtractor(max_topics=ex.max_topics_per_session)
+    return OfflineExtractor(max_topics=ex.max_topics_per_session, acts=ex.offline_model == "acts")
 
 
 def session_input_from_parsed(parsed: ParsedSession, turn_ids: Sequence[str] = ()) -> SessionInput:

@@ -1,0 +1,99 @@
+"""The sentences of a message a person typed, cleaned, each kept in their own words.
+
+A message is split into its typed lines; pasted material is set aside
+(fenced code, quoted lines, log and stack-trace lines, table rows, long unbroken tokens); each
+unit is split into sentences by the parser (`ai.language`), which does not need a capital
+letter or a full stop to see where one ends. A sentence keeps its words: only markdown marks
+and discourse lead-ins ("ok so", "also,", "yes -") are taken off, never content.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ai import language
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span
+
+__all__ = ["Said", "pasted_lines", "said"]
+
+_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+_DETAILS = re.compile(r"<details>.*?</details>", re.S | re.I)
+_TAG = re.compile(r"</?[a-z][a-z0-9_-]*(?:\s[^<>]*)?>", re.I)
+_LIST_MARK = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)]|#{1,6})\s+")
+_EMPHASIS = re.compile(r"(\*\*|__|~~)")
+_LOGGY = re.compile(
+    r"^\s*(?:at\s+\S+\s*\(|File \"|Traceback|\$ |> |>>>|\[\d|\d{2}:\d{2}:\d{2}"
+    r"|[A-Z][a-zA-Z]*Error\b|error(?:\[|:)|warning:|npm (?:ERR|WARN)|✓|✗|×|\+\s|-\s{2})",
+)
+_CODEY = re.compile(r"[{};]\s*$|^\s*(?:import|export|const|let|var|def|class|return)\s")
+_LEAD = frozenset(
+    {"ok", "okay", "k", "so", "also", "and", "but", "yes", "yeah", "yep", "no", "nope", "well"}
+    | {"great", "cool", "nice", "thanks", "perfect", "hmm", "right", "alright", "now", "btw"}
+    | {"hey", "hi", "oh", "ah", "then"}
+)
+"""Discourse lead-ins: words that open a sentence without being part of what it says."""
+MIN_WORDS = 3
+MAX_WORDS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One sentence of a message: its cleaned text and the unit of the message it came from."""
+
+    text: str
+    unit: int
+
+
+def _pasted(line: str) -> bool:
+    s = line.strip()
+    if not s:
+        return False
+    if _LOGGY.match(line) or _CODEY.search(s) or s.count("|") >= 2:
+        return True
+    letters = sum(c.isalpha() for c in s)
+    if letters < 0.55 * len(s):
+        return True
+    return any(len(w) > 60 for w in s.split())
+
+
+def pasted_lines(text: str) -> list[str]:
+    """The lines of a message that were pasted rather than typed (logs, code, tables)."""
+    fenced = [m.group(0) for m in _FENCE.finditer(text)]
+    rest = _FENCE.sub("\n", text)
+    return [*fenced, *(ln for ln in rest.splitlines() if _pasted(ln))]
+
+
+def _units(text: str) -> list[str]:
+    """Each typed line of the message (people break lines between thoughts), marks removed."""
+    t = _FENCE.sub("\n", _DETAILS.sub("\n", text))
+    lines = (_LIST_MARK.sub("", ln) for ln in t.splitlines() if ln.strip() and not _pasted(ln))
+    cleaned = (_EMPHASIS.sub("", _TAG.sub(" ", ln)).strip() for ln in lines)
+    return [ln for ln in cleaned if ln]
+
+
+def _trim(sent: Span) -> str:
+    """The sentence without its discourse lead-ins (leading interjections, conjunctions)."""
+    for t in sent:
+        if t.is_space or t.is_punct or t.lower_ in _LEAD or t.pos_ in ("INTJ", "CCONJ"):
+            continue
+        return sent.doc.text[t.idx : sent.end_char].strip()
+    return ""
+
+
+def said(text: str, *, limit: int = 6000) -> list[Said]:
+    """The sentences a person typed in `text` (pasted material left out)."""
+    units = _units(text[:limit])
+    if not units:
+        return []
+    out: list[Said] = []
+    for u, doc in enumerate(language.parse(units)):
+        for sent in doc.sents:
+            clean = _trim(sent).strip(" -–—:;,")
+            n = sum(1 for t in sent if t.is_alpha)
+            if MIN_WORDS <= n <= MAX_WORDS and clean:
+                out.append(Said(clean, u))
+    return out
