@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
@@ -56,17 +56,7 @@ Act = Literal[
     "question",
     "other",
 ]
-ACTS: tuple[Act, ...] = (
-    "instruction",
-    "request",
-    "decision",
-    "fact",
-    "problem",
-    "confirmation",
-    "retraction",
-    "question",
-    "other",
-)
+ACTS: tuple[Act, ...] = get_args(Act)
 """The acts, in the head's row order. A preference about the agent's work is an instruction; a
 person's own taste is a fact."""
 
@@ -99,8 +89,9 @@ def _root(doc: Doc) -> Any:
     return next((t for t in doc if t.dep_ == "ROOT"), doc[0] if len(doc) else None)
 
 
-def _imperative(doc: Doc, root: Any) -> bool:
+def imperative(doc: Doc) -> bool:
     """A clause with a base-form verb and no subject ("use jq", "please don't push")."""
+    root = _root(doc)
     words = [t for t in doc if not t.is_punct and not t.is_space]
     if not words:
         return False
@@ -164,7 +155,7 @@ def _tag(r: _Read, tags: tuple[str, ...]) -> bool:
 
 
 _FEATURES: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
-    ("imperative", lambda r: _imperative(r.doc, r.root)),
+    ("imperative", lambda r: imperative(r.doc)),
     ("subject_you", lambda r: any(s in _SECOND for s in r.subjects)),
     (
         "subject_we",
@@ -201,14 +192,14 @@ GRAMMAR = (*(name for name, _ in _FEATURES), "length")
 """The grammatical features, in the head's column order after the embedding."""
 
 
-def grammar(doc: Doc, is_question: bool) -> list[float]:
+def grammar(doc: Doc) -> list[float]:
     """The `GRAMMAR` features of one parsed sentence (each 0 or 1, and a length in 0-1)."""
     r = _Read(
         doc,
         _root(doc),
         tuple(t.lower_ for t in doc if t.dep_ in _SUBJECTS),
         frozenset(e.label_ for e in doc.ents),
-        is_question,
+        language.is_question(doc),
     )
     words = sum(1 for t in doc if t.is_alpha)
     return [float(f(r)) for _, f in _FEATURES] + [min(1.0, math.log1p(words) / math.log1p(60))]
@@ -259,25 +250,32 @@ def load_head(path: Path = HEAD_FILE) -> ActHead:
         )
 
 
-def features(sentences: Sequence[str], embedder: Embedder) -> np.ndarray:
-    """[embedding | grammar] for each sentence, as the head was trained on."""
+def features(
+    sentences: Sequence[str], embedder: Embedder, docs: Sequence[Doc] | None = None
+) -> np.ndarray:
+    """[embedding | grammar] for each sentence, as the head was trained on.
+
+    `docs`: the sentences' parses when the caller has them (else they are parsed here).
+    """
     texts = list(sentences)
     if not texts:
         return np.zeros((0, embedder.dimensions + len(GRAMMAR)), dtype=np.float32)
     vectors = np.asarray(embedder.embed_sync(texts), dtype=np.float32)
-    asks = language.questions(texts)
-    rows = [grammar(d, q) for d, q in zip(language.parse(texts), asks, strict=True)]
+    rows = [grammar(d) for d in (docs if docs is not None else language.parse(texts))]
     return np.hstack([vectors, np.asarray(rows, dtype=np.float32)])
 
 
 def classify(
-    sentences: Sequence[str], embedder: Embedder, head: ActHead | None = None
+    sentences: Sequence[str],
+    embedder: Embedder,
+    head: ActHead | None = None,
+    docs: Sequence[Doc] | None = None,
 ) -> list[ActScore]:
-    """The act of each sentence."""
+    """The act of each sentence (`docs`: their parses, when the caller has them)."""
     h = head or load_head()
     if not sentences:
         return []
-    probs = h.predict(features(sentences, embedder))
+    probs = h.predict(features(sentences, embedder, docs))
     out = []
     for row in probs:
         k = int(row.argmax())

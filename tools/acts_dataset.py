@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ai import language
-from ai.acts import SENTENCES_FILE, Act
+from ai.acts import SENTENCES_FILE, Act, imperative
 from ingest.extract.sentences import said
 from remgraph.extraction_labels import load_labels, read_history, squash
 
@@ -108,7 +108,7 @@ def _content(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 2}
 
 
-def weak_act(text: str, question: bool, imperative: bool, *, chat: bool = False) -> Act:
+def weak_act(text: str, question: bool, is_imperative: bool, *, chat: bool = False) -> Act:
     """The labelling functions' act for a sentence no label holds (`chat`: people talking)."""
     n = len(text.split())
     if question:
@@ -119,9 +119,9 @@ def weak_act(text: str, question: bool, imperative: bool, *, chat: bool = False)
         return "retraction"
     if n <= 8 and _CONFIRM.search(text) and not _PROBLEM.search(text):
         return "confirmation"
-    if _PROBLEM.search(text) and not imperative:
+    if _PROBLEM.search(text) and not is_imperative:
         return "problem"
-    if imperative or text.casefold().startswith(("can you", "could you", "please", "let")):
+    if is_imperative or text.casefold().startswith(("can you", "could you", "please", "let")):
         return "request"
     return "other"
 
@@ -135,8 +135,6 @@ def _holds(sentence: str, quote: str) -> bool:
 
 
 def _weak(rows: list[dict[str, Any]]) -> None:
-    from ai.acts import _imperative, _root  # the same grammar the head reads
-
     docs = language.parse([r["text"] for r in rows])
     for r, d in zip(rows, docs, strict=True):
         asks = language.is_question(d)
@@ -144,7 +142,7 @@ def _weak(rows: list[dict[str, Any]]) -> None:
             r["act"], r["source"] = "question", r["source"] + ":asked"
         if r["act"] is None:
             chat = r["group"].startswith("locomo/")
-            r["act"] = weak_act(r["text"], asks, _imperative(d, _root(d)), chat=chat)
+            r["act"] = weak_act(r["text"], asks, imperative(d), chat=chat)
             r["source"] += ":weak"
 
 
@@ -162,12 +160,12 @@ def from_history(labels_path: Path, corpora: Path) -> list[dict[str, Any]]:
                 continue
             for s in said(m.content):
                 hit = next(
-                    ((k, i) for k, i, sess, q in quotes if sess == session and _holds(s.text, q)),
+                    ((k, i) for k, i, sess, q in quotes if sess == session and _holds(s, q)),
                     None,
                 )
                 rows.append(
                     {
-                        "text": s.text,
+                        "text": s,
                         "act": LABEL_ACT[hit[0]] if hit else None,
                         "source": f"{labels.corpus}:{hit[1]}" if hit else labels.corpus,
                         "group": f"{labels.corpus}/{session}",
@@ -196,7 +194,7 @@ def from_locomo(path: Path, other_cap: int, seed: int = 7) -> list[dict[str, Any
                     for dia in str(ids).replace(",", ";").split(";"):
                         cited.setdefault(dia.strip(), []).append(text)
         for dia, text in turns.items():
-            sentences = [s.text for s in said(text)]
+            sentences = said(text)
             if dia not in cited:
                 rest.extend(
                     {"text": s, "act": None, "source": "locomo", "group": group} for s in sentences

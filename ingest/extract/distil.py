@@ -54,6 +54,7 @@ class Heard:
 
     turn: TurnInput
     text: str
+    doc: Doc
     act: ActScore
 
 
@@ -72,12 +73,14 @@ class SentenceActs:
         self._head = head
 
     def of(self, turns: Sequence[TurnInput]) -> list[Heard]:
-        spoken = [(t, s.text) for t in turns if t.role == "user" for s in said(t.text)]
+        spoken = [(t, s) for t in turns if t.role == "user" for s in said(t.text)]
         if not spoken:
             return []
         embedder = self._embedder or _local_embedder()
-        acts = classify([s for _, s in spoken], embedder, self._head or load_head())
-        return [Heard(t, s, a) for (t, s), a in zip(spoken, acts, strict=True)]
+        texts = [s for _, s in spoken]
+        docs = language.parse(texts)
+        acts = classify(texts, embedder, self._head or load_head(), docs)
+        return [Heard(t, s, d, a) for (t, s), d, a in zip(spoken, docs, acts, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,13 +118,13 @@ def replaced(text: str) -> str:
     return _replaced_in(language.parse([text])[0])
 
 
-def _slot(text: str, kind: str, vocab: Vocabulary) -> tuple[str, str] | None:
+def _slot(doc: Doc, kind: str, vocab: Vocabulary) -> tuple[str, str] | None:
     """`(slot, value)`: the first value, named as a thing, of a one-value slot the text fills.
 
     A value said as a verb ("install") or as what is replaced ("instead of yarn") is not the
     slot's new value.
     """
-    doc = language.parse([text])[0]
+    text = doc.text
     gone = _replaced_in(doc).casefold()
     low = text.casefold()
     slots = [vocab.get(n) for n in sorted(vocab.valued_in(text))]
@@ -145,7 +148,7 @@ def _slot(text: str, kind: str, vocab: Vocabulary) -> tuple[str, str] | None:
 
 def _rule(h: Heard, prev_agent: str) -> CorrectionCandidate:
     text = _item_text(h.text)
-    gone = replaced(h.text)
+    gone = _replaced_in(h.doc)
     return CorrectionCandidate(
         type="preference",
         original_behaviour=prev_agent,
@@ -162,7 +165,7 @@ def _rule(h: Heard, prev_agent: str) -> CorrectionCandidate:
 def _fact(h: Heard, project: str, vocab: Vocabulary) -> FactCandidate:
     kind = "decision" if h.act.act == "decision" else "project"
     text = _item_text(h.text)
-    slot = _slot(h.text, "decision" if kind == "decision" else "fact", vocab)
+    slot = _slot(h.doc, "decision" if kind == "decision" else "fact", vocab)
     predicate, obj = slot if slot else (f"said {normalize_key(text)[:80]}", text)
     return FactCandidate(
         subject=normalize_key(project) or project,
@@ -173,7 +176,7 @@ def _fact(h: Heard, project: str, vocab: Vocabulary) -> FactCandidate:
         confidence=round(h.act.probability, 3),
         turn_ids=(h.turn.id,),
         valid_from=h.turn.timestamp,
-        replaces=replaced(h.text) if slot else "",
+        replaces=_replaced_in(h.doc) if slot else "",
     )
 
 

@@ -10,7 +10,6 @@ and discourse lead-ins ("ok so", "also,", "yes -") are taken off, never content.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ai import language
@@ -18,7 +17,7 @@ from ai import language
 if TYPE_CHECKING:
     from spacy.tokens import Span
 
-__all__ = ["Said", "pasted_lines", "said"]
+__all__ = ["pasted_lines", "said"]
 
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _DETAILS = re.compile(r"<details>.*?</details>", re.S | re.I)
@@ -38,14 +37,6 @@ _LEAD = frozenset(
 """Discourse lead-ins: words that open a sentence without being part of what it says."""
 MIN_WORDS = 3
 MAX_WORDS = 80
-
-
-@dataclass(frozen=True, slots=True)
-class Said:
-    """One sentence of a message: its cleaned text and the unit of the message it came from."""
-
-    text: str
-    unit: int
 
 
 def _pasted(line: str) -> bool:
@@ -84,16 +75,16 @@ def _trim(sent: Span) -> str:
     return ""
 
 
-def said(text: str, *, limit: int = 6000) -> list[Said]:
+def said(text: str, *, limit: int = 6000) -> list[str]:
     """The sentences a person typed in `text` (pasted material left out)."""
     units = _units(text[:limit])
     if not units:
         return []
-    out: list[Said] = []
-    for u, doc in enumerate(language.parse(units)):
+    out: list[str] = []
+    for doc in language.parse(units):
         for sent in doc.sents:
             clean = _trim(sent).strip(" -–—:;,")
             n = sum(1 for t in sent if t.is_alpha)
             if MIN_WORDS <= n <= MAX_WORDS and clean:
-                out.append(Said(clean, u))
+                out.append(clean)
     return out

@@ -49,7 +49,7 @@ def test_a_missing_head_names_the_command_that_trains_it(tmp_path):
 )
 def test_grammar_reads_mood_person_and_scope_from_the_parse(text, feature, value):
     doc = language.parse([text])[0]
-    row = acts.grammar(doc, language.is_question(doc))
+    row = acts.grammar(doc)
     assert row[GRAMMAR.index(feature)] == value
 
 

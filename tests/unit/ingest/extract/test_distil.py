@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from ai import language
 from ai.acts import ACTS, ActHead, load_head
 from ai.embed import LocalEmbedder
 from ingest.extract.distil import ActFloors, SentenceActs, _slot, distil, replaced
@@ -86,8 +87,9 @@ def test_what_a_sentence_replaces_comes_from_the_parse(text, gone):
 
 def test_a_slot_needs_one_of_its_values_and_a_kind_it_takes():
     v = vocabulary()
-    assert _slot("we test with vitest now", "decision", v) == ("test_runner", "vitest")
-    assert _slot("we should write more tests", "decision", v) is None
+    vitest, more = language.parse(["we test with vitest now", "we should write more tests"])
+    assert _slot(vitest, "decision", v) == ("test_runner", "vitest")
+    assert _slot(more, "decision", v) is None
 
 
 def test_an_older_patterns_item_stays_only_where_the_act_model_reads_a_statement(embedder):

@@ -4,7 +4,7 @@ from ingest.extract.sentences import pasted_lines, said
 
 
 def texts(message: str) -> list[str]:
-    return [s.text for s in said(message)]
+    return said(message)
 
 
 def test_lowercase_sentences_on_one_line_and_across_lines_are_split():
