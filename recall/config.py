@@ -101,9 +101,20 @@ class RankingSection(BaseModel):
     """Items scoring below this are dropped."""
     rules_first: int = Field(default=3, ge=0, le=20)
     """At most this many rules and preferences in force open a `context` answer: those that pass
-    the relevance gate (`knowledge_min_similarity`), most relevant first."""
-    rule_min_similarity: float = Field(default=0.3, ge=-1, le=1)
-    """Cosine similarity to the query from which a rule in force counts as relevant."""
+    the relevance gate and concern the query (`recall.opening`), most relevant first."""
+    rule_standout: float = Field(default=3.0)
+    """How many deviations a rule's cosine to the query must stand above the project's rules in
+    force (`recall.opening.standing`) to open an answer on its meaning. Read off the labelled
+    history we tune on (`bench/labels/minsky.json`): the nearest rule that answers stands at
+    2.2-4.6, the nearest unrelated one mostly at 1.8-2.9; 3.0 opens 6 of minsky's 20 answers
+    with the rule that answers them and 3 with an unrelated one (requests stored as rules)."""
+    rule_prior_mean: float = Field(default=0.1, ge=-1, le=1)
+    """The cosine expected of an unrelated rule, which `standing` shrinks the rules' mean toward
+    (a query and an unrelated sentence under all-MiniLM-L6-v2: about 0.1)."""
+    rule_prior_sd: float = Field(default=0.12, gt=0, le=1)
+    """The spread expected of unrelated rules' cosines (minsky's 20 questions: 0.10-0.18)."""
+    rule_prior_weight: float = Field(default=8.0, ge=0)
+    """How many rules the prior counts as: with few rules in force the prior decides."""
     knowledge_min_similarity: float = Field(default=0.4, ge=-1, le=1)
     """The relevance gate of distilled items (rules, facts, lessons, topics, layers, primers):
     an item whose cosine similarity to the query reaches this enters the answer on its meaning

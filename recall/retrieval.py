@@ -23,25 +23,23 @@ from ai.embed import Embedder
 from core.text import QUERY_STOPWORDS, unicode_words
 from core.timeutil import from_ms, now_ms
 from graph.errors import GraphError, InvalidInputError
-from graph.kinds import FACT, TURN, ItemKind
+from graph.kinds import ItemKind
 from graph.repositories.clocks import ClockRepository, Clocks
 from graph.repositories.recall import KnowledgeHit, RecallRepository, TurnHit
-from knowledge.environments import statement_environment
-from knowledge.rules import CURRENT_STATUSES
 from recall.answerable import Answerability, answerability
 from recall.candidates import KnowledgePool, list_ranks, turn_columns
 from recall.config import RankingSection
 from recall.items import CandidateSet, TurnColumns, rrf_fusion
 from recall.knowledge_cache import RulesCache
 from recall.knowledge_index import Bm25Stats, KnowledgeIndexes, ProjectKnowledge
-from recall.lexical import bm25, prune_terms, tokenize
+from recall.lexical import bm25, prune_terms
 from recall.offload import INLINE_MAX_QUERY_CHARS, Offload
+from recall.opening import Opening, open_with, rule_cosines, standing
 from recall.ranking import (
     FULLTEXT,
     VECTOR,
     Candidate,
     Ranked,
-    Scored,
     concerns_query,
     gate_floor,
     mmr_pack,
@@ -82,52 +80,10 @@ class _Ranking:
     items: list[Ranked] | None = None
 
 
-def _in_force(h: KnowledgeHit) -> bool:
-    """A rule or preference, in force whatever the query.
-
-    A correction graduated (or confirmed: confirming makes it a rule), or a standing preference
-    the user stated (a diet, an allergy: a fact of kind `preference`).
-    """
-    return h.kind is FACT or h.status in CURRENT_STATUSES
-
-
-def _names_decision(c: Candidate, query_terms: frozenset[str]) -> bool:
-    """A decision in force whose own words the query uses: its subject, object or category.
-
-    "job queue uses RabbitMQ (message broker)" answers "which broker ..." and "is RabbitMQ set
-    up with quorum queues?": what the project chose is what the agent must build on. The
-    project's name and the predicate ("uses") name every decision, so they do not count.
-    """
-    if c.kind is not FACT or c.status != "decision":
-        return False
-    own = set(tokenize(c.text)).difference(tokenize(f"{c.project or ''} {c.predicate}"))
-    return not own.isdisjoint(query_terms)
-
-
 def _turn_cosines(cands: CandidateSet) -> dict[str, float]:
     """Each turn candidate's cosine to the query, where known."""
     t = cands.turns
     return {i: float(c) for i, c in zip(t.ids, t.cosine, strict=True) if not np.isnan(c)}
-
-
-def _matched_turns(scored: Scored, limit: int) -> set[str]:
-    """The turns an answer of `limit` items shows that match the query's words."""
-    return {
-        r.candidate.id
-        for r in scored[:limit]
-        if r.candidate.kind is TURN and r.candidate.scores.get(FULLTEXT, 0.0) > 0
-    }
-
-
-def _elsewhere(c: Candidate, query_terms: frozenset[str]) -> float:
-    """1.0 for a decision scoped to an environment the query does not name, else 0.
-
-    "Which database does the project use?" is answered by "main database uses PostgreSQL 16"
-    first, "main database (local development) uses SQLite" after it; a query that says
-    "locally" or "in development" gets the local one first.
-    """
-    env = statement_environment(c.text, c.predicate) if c.kind is FACT else None
-    return 0.0 if env is None or not query_terms.isdisjoint(tokenize(env)) else 1.0
 
 
 @dataclass
@@ -819,62 +775,6 @@ class RetrievalService:
             out.append(r)
         return out
 
-    def _rule_matches(self, c: Candidate, shown_turns: set[str]) -> bool:
-        """An early-stage correction the query matches.
-
-        A shared word, a similar meaning, or the turn it was made in among the turns this
-        answer shows.
-        """
-        return (
-            c.scores.get(FULLTEXT, 0.0) > 0
-            or c.scores.get(VECTOR, 0.0) >= self.ranking.rule_min_similarity
-            or not shown_turns.isdisjoint(c.turn_ids)
-        )
-
-    def _rules_first(
-        self,
-        scored: Scored,
-        rules: dict[str, bool],
-        intent: QueryIntent,
-        limit: int,
-        token_budget: int | None,
-    ) -> list[Ranked]:
-        """The user's instructions this answer opens with (`RankingSection.rules_first` at most).
-
-        `rules`: the corrections and standing preferences in force, each with whether it is a
-        rule or preference (or confirmed). Only what passed the relevance gate is here
-        (`recall.ranking.concerns_query`; a query asking for the user's rules or preferences as
-        such lets every rule in force through): a rule or preference then counts; an
-        early-stage correction when the query shares a word with it, is similar to it, asks
-        for the user's rules as such, or would show the turn the correction was made in among
-        those matching the query's words. A decision in force among the candidates counts when
-        the query uses its words (`_names_decision`). The most relevant first; each carries
-        `rule_first` in its `why`.
-        """
-        w = self.ranking
-        query_terms = frozenset(tokenize(intent.text))
-        shown_turns = _matched_turns(scored, limit)
-        picked: list[tuple[float, Ranked]] = []
-        for r in scored.knowledge():  # a turn is neither a rule nor a decision
-            c = r.candidate
-            if c.id in rules:  # past the gate: it concerns the query
-                relevant = rules[c.id] or intent.asks_rules or self._rule_matches(c, shown_turns)
-            else:
-                relevant = _names_decision(c, query_terms)
-            if relevant:
-                lexical = c.scores.get(FULLTEXT, 0.0) > 0 or c.id not in rules
-                score = c.scores.get(VECTOR, 0.0) + (1.0 if lexical else 0.0)
-                picked.append((score - _elsewhere(c, query_terms), r))
-        picked.sort(key=lambda x: -x[0])
-        out: list[Ranked] = []
-        left = token_budget
-        for _, r in picked[: min(w.rules_first, limit)]:
-            if left is not None and r.candidate.tokens > left:
-                continue
-            out.append(dataclasses.replace(r, why={**r.why, "rule_first": 1.0}))
-            left = None if left is None else left - r.candidate.tokens
-        return out
-
     async def _rules_in_force(
         self,
         projects: tuple[str, ...],
@@ -905,10 +805,12 @@ class RetrievalService:
         now: int,
         pack: bool,
         subjects: frozenset[str] = frozenset(),
+        tasks: frozenset[str] = frozenset(),
     ) -> _Ranking:
         """Score, open with the rules and take the head; pack it too when its texts are read.
 
-        `subjects`: the vocabulary's slots the query concerns (`recall.slots`).
+        `subjects`: the vocabulary's slots the query concerns (`recall.slots`); `tasks`: those of
+        them it asks to do something about (close to one of the slot's tasks).
         """
         scored = score_candidates(cands, intent, self.ranking, as_of_ms=as_of_ms, now_ms=now)
         if kinds is not None:  # before the limit: `limit` items of the kinds asked for
@@ -918,17 +820,21 @@ class RetrievalService:
         best = max(turn_cos.values(), default=None)
         close = gate_floor(self.ranking, best, lexical=True)  # a source turn close to the query
 
+        def about(c: Candidate, of: frozenset[str] = subjects) -> bool:  # a slot of the query
+            return bool(of) and not of.isdisjoint(self.slots.of_item(c.text))
+
+        def near(c: Candidate) -> bool:  # distilled from one of the turns closest to the query
+            return any(turn_cos.get(t, -1.0) >= close for t in c.turn_ids)
+
         def concerns(c: Candidate) -> bool:  # the rules asked for as such, and what concerns it
-            # distilled from one of the turns closest to the query, or about its subject
-            related = any(turn_cos.get(t, -1.0) >= close for t in c.turn_ids) or (
-                bool(subjects) and not subjects.isdisjoint(self.slots.of_item(c.text))
-            )
+            related = near(c) or about(c)
             return c.id in asked or concerns_query(c, self.ranking, related=related, best_turn=best)
 
+        in_force = frozenset(h.id for h in rules)
+        stand = standing(rule_cosines(scored, in_force), self.ranking)
         scored = scored.knowledge_where(concerns)
-        first = self._rules_first(
-            scored, {h.id: _in_force(h) for h in rules}, intent, limit, token_budget
-        )
+        opening = Opening(in_force, stand, intent, functools.partial(about, of=tasks))
+        first = open_with(scored, opening, self.ranking, limit, token_budget)
         rest = scored.without({r.candidate.id for r in first})
         room = limit - len(first)
         budget = (
@@ -1021,7 +927,8 @@ class RetrievalService:
         # Ranking is pure CPU (tens of ms for a long query): in a worker thread while other
         # callers' requests are in flight, so the event loop keeps serving them (`Offload`).
         # One step for all of it when the texts packing needs are read (the turn index's are).
-        subjects = await self.slots.of_query(query, vector, self.ranking.slot_task_similarity)
+        tasks = await self.slots.by_task(vector, self.ranking.slot_task_similarity)
+        subjects = self.slots.vocab.valued_in(query) | tasks
         ranking = await self._offload.run(
             self._rank,
             cands,
@@ -1034,6 +941,7 @@ class RetrievalService:
             now,
             pack,
             subjects,
+            tasks,
         )
         items = ranking.items
         if items is None:  # the head's texts are read first (engine matches are read without)

@@ -50,14 +50,23 @@ class SlotIndex:
         self, text: str, vector: Sequence[float] | None, min_similarity: float
     ) -> frozenset[str]:
         """The slots whose values `text` names, and those whose tasks its `vector` is close to."""
-        named = self.vocab.valued_in(text)
+        return self.vocab.valued_in(text) | await self.by_task(vector, min_similarity)
+
+    async def by_task(
+        self, vector: Sequence[float] | None, min_similarity: float
+    ) -> frozenset[str]:
+        """The slots one of whose tasks a request's `vector` is close to: what it asks to do.
+
+        Naming a value is weaker evidence ("bun tests hang" names bun, and asks nothing about
+        which package manager to use), so what opens an answer (`recall.opening`) asks this.
+        """
         tasks = await self._task_vectors() if vector is not None else None
         if tasks is None or vector is None:
-            return named
+            return frozenset()
         q = np.asarray(vector, dtype=np.float32)
         q /= max(float(np.linalg.norm(q)), 1e-9)
         close = self._owner[(tasks @ q) >= min_similarity]
-        return named | {self.vocab.slots[i].name for i in set(close.tolist())}
+        return frozenset(self.vocab.slots[i].name for i in set(close.tolist()))
 
     def of_item(self, text: str) -> frozenset[str]:
         """The slots whose values a distilled item's text names ("use yarn" → package manager).

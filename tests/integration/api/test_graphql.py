@@ -24,14 +24,13 @@ async def test_context_ranks_the_evidence_turn_first_with_reasons(client, keys):
     assert data["__typename"] == "ContextPayload"
     assert data["speakers"] == ["Caroline"]
     assert data["terms"] == ["support", "group"]
-    # the project's rule about the support group opens the answer (rules first), then the turn
-    # (after a current fact distilled from it, where another test of this module asserted one)
-    rule = data["items"][0]
+    # the evidence turn, after only what was distilled from it; the project's early correction
+    # about the support group shares the query's words but does not stand out from other rules
+    # by meaning (it has no embedding), so it does not open the answer
     top = next(i for i in data["items"] if i["kind"] == "TURN")
-    before = data["items"][1 : data["items"].index(top)]
+    before = data["items"][: data["items"].index(top)]
     assert all(top["id"] in i["provenance"]["turnIds"] for i in before)
-    assert (rule["kind"], rule["id"]) == ("CORRECTION", "cor_alpha")
-    assert "rule_first" in {s["name"] for s in rule["why"]}
+    assert not any("rule_first" in {s["name"] for s in i["why"]} for i in data["items"])
     assert top["id"] == "trn_alpha_0"
     assert top["kind"] == "TURN"
     assert top["score"] == IsFloat(gt=0)

@@ -1,9 +1,9 @@
 """Rules first: the project's instructions in force open the `context` answers they concern.
 
-A rule or preference opens an answer when it passes the relevance gate (close in meaning, a
-shared word, the same subject of the declared vocabulary, or its own turn shown), never an
-answer it has nothing to do with; an early-stage correction opens those it is relevant to; a
-closed one is never served at the default as-of. `kinds` applies before `limit`.
+A rule or preference opens an answer when it is about the query's subject (a slot of the
+declared vocabulary), stands out from the project's other rules in meaning, or the query asks
+for the rules as such; never an answer it has nothing to do with. A closed one is never served
+at the default as-of. `kinds` applies before `limit`.
 """
 
 from __future__ import annotations
@@ -82,10 +82,13 @@ async def _ids(svc: RetrievalService, query: str, **kw) -> list[str]:
 async def test_rules_in_force_open_every_answer_and_stale_ones_never(graph_db) -> None:
     await _seed(graph_db)
     svc = RetrievalService(RecallRepository(graph_db), shared_local_embedder(), RankingSection())
+    ship = await _ids(svc, "Ship this infrastructure change to production")
+    # asks to do what the rule's subject governs (infrastructure): opens, though no word is shared
+    assert ship[0] == "cor_plan"
+    assert "cor_http" not in ship  # an early correction about something else stays out
+    assert "cor_old" not in ship  # ended: not at the default as-of
     infra = await _ids(svc, "Change the RDS instance class to db.r6g.large")
-    assert infra[0] == "cor_plan"  # same subject (infrastructure): opens, though no word is shared
-    assert "cor_http" not in infra  # an early correction about something else stays out
-    assert "cor_old" not in infra  # ended: not at the default as-of
+    assert infra[0] != "cor_plan"  # naming a tool of the subject (RDS) is not asking about it
     http = await _ids(svc, "Which client should I use for requests to the partner API?")
     assert http[0] == "cor_http"
     assert "cor_plan" not in http  # in force, but this answer is not about infrastructure
@@ -99,7 +102,9 @@ async def test_rules_in_force_open_every_answer_and_stale_ones_never(graph_db) -
     )
     assert "cor_old" in [r.candidate.id for r in back.items]
     first = (
-        await svc.context("resize the RDS volume", ("infra",), limit=5, token_budget=None)
+        await svc.context(
+            "deploy the infrastructure change", ("infra",), limit=5, token_budget=None
+        )
     ).items
     assert first[0].why.get("rule_first") == 1.0
 
@@ -128,9 +133,12 @@ async def test_no_rules_first_when_switched_off(graph_db) -> None:
     assert ids[0] != "cor_plan"  # ranked on its merits only: the turns about RDS come first
 
 
-async def test_a_correction_opens_answers_that_show_its_turn_or_ask_for_rules(graph_db) -> None:
-    """An early correction shares no word with the query: its own turn, or a question about the
-    user's rules as such, is what makes it relevant."""
+async def test_a_correction_its_turn_shows_joins_the_answer_but_opens_only_those_asking_rules(
+    graph_db,
+) -> None:
+    """An early correction shares no word with the query: its own turn among the best makes it
+    relevant, so it is in the answer, ranked on its merits; it opens only an answer that asks
+    for the user's rules as such (a turn shown is no sign the rule stands out for the query)."""
     await _seed(graph_db)
     said = "Rotate the TLS certificates on the load balancer tonight."
     text = "Ask the on-call engineer before touching production."
@@ -171,7 +179,10 @@ async def test_a_correction_opens_answers_that_show_its_turn_or_ask_for_rules(gr
     ids = await _ids(svc, "rotate the TLS certificates")
     assert "trn_tls" in ids
     assert "cor_src" in ids
-    assert ids.index("cor_src") < ids.index("trn_tls")
+    served = await svc.context(
+        "rotate the TLS certificates", ("infra",), limit=5, token_budget=None
+    )
+    assert not any(r.why.get("rule_first") for r in served.items)
     # the same correction stays out of an answer that does not show its turn
     other = await _ids(svc, "Which client should I use for requests?", limit=3)
     assert "cor_src" not in other  # its turn is no match for these words

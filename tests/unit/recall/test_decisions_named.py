@@ -7,7 +7,7 @@ import pytest
 from graph.kinds import ItemKind
 from recall.items import Candidate
 from recall.lexical import tokenize
-from recall.retrieval import _names_decision
+from recall.opening import names_decision as _names_decision
 
 PNPM = Candidate(
     id="fct_pm",

@@ -55,3 +55,15 @@ def _one_slot():
 def test_an_item_is_about_the_slots_its_text_names(index):
     assert "package_manager" in index.of_item("No, use yarn, not npm.")
     assert index.of_item("Make sure to DO NOT make such mistakes in the future.") == frozenset()
+
+
+async def test_naming_a_tool_is_not_asking_about_its_slot(index):
+    """`by_task` (what opens an answer) reads what a request asks to do, not the tools it names:
+    a problem with tests under bun asks nothing about which package manager to use."""
+    text = "bun tests hang forever when I mock modules"
+    vec = (await shared_local_embedder().embed([text]))[0]
+    assert "package_manager" in await index.of_query(text, vec, TAU)  # it names bun
+    assert "package_manager" not in await index.by_task(vec, TAU)
+    ask = "which test runner should I use for the parser?"
+    ask_vec = (await shared_local_embedder().embed([ask]))[0]
+    assert "test_runner" in await index.by_task(ask_vec, TAU)
