@@ -35,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from ai.config import LLMSettings
 from ai.records import RecordIssue, describe_error, validate_records
+from core.text import estimate_tokens as text_tokens
 
 __all__ = [
     "LLMClient",
@@ -84,8 +85,8 @@ class LLMRequestError(LLMError):
 
 
 def estimate_tokens(text: str) -> int:
-    """Rough token count (≈4 characters per token for English) used for routing and budgets."""
-    return max(1, (len(text) + 3) // 4)
+    """Rough token count for routing and budgets: `core.text.estimate_tokens`, at least 1."""
+    return max(1, text_tokens(text))
 
 
 @dataclass

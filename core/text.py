@@ -36,6 +36,7 @@ __all__ = [
     "STOPWORDS",
     "alnum_words",
     "content_words",
+    "estimate_tokens",
     "query_words",
     "search_tokens",
     "sentences",
@@ -176,3 +177,12 @@ def search_tokens(text: str) -> tuple[str, ...]:
     """BM25 tokens: `alnum_words` of two characters or more, minus `QUERY_STOPWORDS`, stemmed."""
     kept = [w for w in _ALNUM.findall(text.lower()) if len(w) > 1 and w not in QUERY_STOPWORDS]
     return tuple(map(_stem_of, kept))
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count: characters / 4, rounded up (0 for no text).
+
+    The one estimate every budget and token count uses: ingest's `token_estimate`, MCP answers,
+    LLM routing, reference layers.
+    """
+    return -(-len(text) // 4)

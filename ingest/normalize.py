@@ -5,12 +5,12 @@ Nothing here does I/O; every function is deterministic, so re-runs produce ident
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from datetime import datetime
 
 from core.ids import content_hash
+from core.text import estimate_tokens
 from ingest.models import ParsedSession, ParsedTurn
 
 __all__ = [
@@ -52,11 +52,6 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     head = (room * 3) // 4
     tail = room - head
     return text[:head] + marker + (text[-tail:] if tail else ""), True
-
-
-def estimate_tokens(text: str) -> int:
-    """Rough token count (characters / 4, rounded up), good enough for budgets and stats."""
-    return math.ceil(len(text) / 4) if text else 0
 
 
 def slugify(name: str) -> str:

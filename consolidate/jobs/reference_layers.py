@@ -20,7 +20,7 @@ from consolidate.config import ConsolidateSection
 from consolidate.models import JobContext, JobResult
 from consolidate.text import clip, fit_bytes
 from core.ids import make_id
-from core.text import content_words
+from core.text import content_words, estimate_tokens
 from graph.models import ReferenceLayer, TopicBrief
 from graph.repositories.communities import CommunityRepository
 from graph.repositories.reference_layers import ReferenceLayerRepository
@@ -34,11 +34,6 @@ FILL_FACTOR = 2
 """A layer quotes turns until it holds this many times the minimum tokens (within the maximum)."""
 
 _SECTIONS = (("correction", "Rules and corrections"), ("lesson", "Lessons"), ("fact", "Facts"))
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters per token."""
-    return (len(text) + 3) // 4
 
 
 def _words(title: str, keywords: Sequence[str]) -> set[str]:
