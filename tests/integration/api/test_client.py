@@ -22,22 +22,26 @@ from remgraph.client import (
     RulesResult,
 )
 from tests.integration.api.live import live_api  # noqa: F401  # fixture
+from tests.shared_embedder import shared_local_embedder
 
 
 @pytest.fixture
 async def with_rule(graph_db) -> None:
     now = utc_now()
+    text = "Mention the support group when planning weekends"
+    (vec,) = await shared_local_embedder().embed([text])
     await CorrectionRepository(graph_db).upsert_many(
         [
             Correction(
                 id="cor_alpha_rule",
                 project="alpha",
                 status="rule",
-                rule_text="Mention the support group when planning weekends",
+                rule_text=text,
                 confidence=0.8,
                 valid_from=now,
                 recorded_at=now,
                 last_seen=now,
+                embedding=vec,
             )
         ]
     )
@@ -52,10 +56,13 @@ def test_sync_client_agent_loop(live_api, keys, with_rule):  # noqa: F811
         assert rules.items[0].status == "rule"
         assert rules.items[0].effective_weight == pytest.approx(0.8, rel=1e-3)
 
-        ctx = memory.context("When did Caroline go to the support group?", project="alpha", limit=5)
+        ctx = memory.context(
+            "Plan Caroline's weekend around the support group", project="alpha", limit=5
+        )
         assert isinstance(ctx, ContextResult)
-        # the project's rules on it open the answer (rules first), then what is known (a fact
-        # other tests of this module distilled from the evidence turn goes first), the turn
+        # the project's rule on planning weekends stands out from its other rules by meaning and
+        # opens the answer, then what is known (a fact other tests of this module distilled from the
+        # evidence turn goes first), the turn
         turns = [i for i in ctx.items if i.kind == "TURN"]
         assert ctx.items[0].kind == "CORRECTION"
         assert turns[0].id == "trn_alpha_0"
