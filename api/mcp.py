@@ -1,7 +1,9 @@
 """`remgraph mcp`: the API's capabilities over the Model Context Protocol (stdio).
 
 Tools run the same GraphQL operations as HTTP clients, in process, against the same schema, so
-scope checks, limits and error types are identical: `context`, `search`, `rules`, `ingest_turns`,
+scope checks, limits and error types are identical; `context`, `search` and `rules` answer in
+compact text sized to the budget (`api.mcp_text`; `format="json"` for the payload), and an
+error is one line: `context`, `search`, `rules`, `ingest_turns`,
 `record_feedback`, `rem_status` and `findings`. The caller is the key in `REMGRAPH_API_KEY` (or
 `--key`). It is checked at start-up (a bad key stops the server with a clear message) and again on
 every tool call through the same resolver as HTTP requests, so a revoked key stops working within
@@ -23,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from api.auth import ANONYMOUS, Principal
 from api.config import ApiSettings
 from api.context import Context
+from api.mcp_text import FORMATS, context_text, error_line, rules_text, search_text
 from api.schema import build_schema
 from api.services import ApiServices, Resources
 from graph.errors import GraphUnavailableError
@@ -96,6 +99,25 @@ INSTRUCTIONS = (
 )
 
 
+DEFAULT_BUDGET = 1000
+"""The `context` tool's token budget when the agent names none."""
+
+
+def _text_format(name: str) -> bool:
+    """Whether a tool answers as text (`format="text"`) or JSON; one line for anything else."""
+    if name not in FORMATS:
+        raise ToolError(f"format: {name!r} is not one of {', '.join(FORMATS)}")
+    return name == "text"
+
+
+def _checked(payload: dict[str, Any]) -> dict[str, Any]:
+    """`payload` when it is a result; an error result or GraphQL error as one line."""
+    line = error_line(payload)
+    if line is not None:
+        raise ToolError(line)
+    return payload
+
+
 @dataclass
 class _State:
     resources: Resources | None = None
@@ -164,12 +186,19 @@ def build_mcp(
     async def context(
         query: str,
         project: str | None = None,
-        token_budget: int | None = None,
+        token_budget: int | None = DEFAULT_BUDGET,
         limit: int = 10,
         as_of: str | None = None,
-    ) -> dict[str, Any]:
-        """Ranked context for a question or task, packed under a token budget, with reasons."""
-        return await run(
+        format: str = "text",
+        why: bool = False,
+    ) -> str | dict[str, Any]:
+        """Ranked context for a question or task, within `token_budget` tokens (default 1,000).
+
+        One line per item (rank, kind, date, id, text); `why=true` adds each item's ranking
+        signals; `format="json"` returns the GraphQL payload instead.
+        """
+        as_text = _text_format(format)
+        payload = await run(
             CONTEXT_DOC,
             {
                 "query": query,
@@ -179,20 +208,33 @@ def build_mcp(
                 "asOf": as_of,
             },
         )
+        if not as_text:
+            return payload
+        return context_text(_checked(payload), token_budget, why=why)
 
     @server.tool()
     async def search(
-        query: str, mode: str = "HYBRID", project: str | None = None, first: int = 10
-    ) -> dict[str, Any]:
-        """Turns matching a query: mode FULLTEXT, VECTOR or HYBRID."""
-        return await run(
+        query: str,
+        mode: str = "HYBRID",
+        project: str | None = None,
+        first: int = 10,
+        format: str = "text",
+    ) -> str | dict[str, Any]:
+        """Turns matching a query: mode FULLTEXT, VECTOR or HYBRID; one line per turn."""
+        as_text = _text_format(format)
+        payload = await run(
             SEARCH_DOC, {"query": query, "mode": mode.upper(), "project": project, "first": first}
         )
+        return search_text(_checked(payload)) if as_text else payload
 
     @server.tool()
-    async def rules(project: str | None = None, limit: int = 50) -> dict[str, Any]:
+    async def rules(
+        project: str | None = None, limit: int = 50, format: str = "text"
+    ) -> str | dict[str, Any]:
         """The project's rules and preferences in force now: rules first, heaviest first."""
-        return await run(RULES_DOC, {"project": project, "limit": limit})
+        as_text = _text_format(format)
+        payload = await run(RULES_DOC, {"project": project, "limit": limit})
+        return rules_text(_checked(payload)) if as_text else payload
 
     @server.tool()
     async def ingest_turns(
@@ -235,8 +277,28 @@ def build_mcp(
 def run_stdio(
     settings: ApiSettings, services: ApiServices | None = None, key: str | None = None
 ) -> None:
-    """Serve MCP on stdin/stdout until the client disconnects."""
-    build_mcp(settings, services, key=key).run("stdio")
+    """Serve MCP on stdin/stdout until the client disconnects.
+
+    Raises:
+        McpAccessError: no usable key, also when the server's task group found it at start-up.
+    """
+    try:
+        build_mcp(settings, services, key=key).run("stdio")
+    except BaseExceptionGroup as group:
+        refused = _leaf(group, McpAccessError)
+        if refused is None:
+            raise
+        raise refused from None
+
+
+def _leaf(group: BaseExceptionGroup, kind: type[Exception]) -> Exception | None:
+    """The first exception of `kind` among a task group's (nested) exceptions."""
+    for e in group.exceptions:
+        if isinstance(e, kind):
+            return e
+        if isinstance(e, BaseExceptionGroup) and (found := _leaf(e, kind)) is not None:
+            return found
+    return None
 
 
 if __name__ == "__main__":  # `python -m api.mcp`: no ingest or consolidation wired

@@ -54,9 +54,23 @@ app.add_typer(hooks_app, name="hooks")
 err = Console(stderr=True)
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from remgraph.entry import package_version
+
+        typer.echo(f"remgraph {package_version()}")
+        raise typer.Exit
+
+
 @app.callback()
 def root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks and debug logs")] = False,
+    _shown: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit"
+        ),
+    ] = False,
     log_level: Annotated[str, typer.Option(help="Log level (DEBUG, INFO, WARNING)")] = "WARNING",
 ) -> None:
     """remgraph: ingest agent transcripts, consolidate them, serve ranked context."""
@@ -133,7 +147,7 @@ def mcp(
     try:
         run_stdio(s, lazy_api_services(s), key=key)
     except McpAccessError as e:
-        err.print(f"[red]error:[/] {e}")
+        err.print(f"[red]error:[/] {e}", soft_wrap=True)
         raise typer.Exit(2) from e
 
 
