@@ -1,5 +1,5 @@
 """`python -m remgraph` runs the CLI."""
 
-from remgraph.cli import main
+from remgraph.entry import main
 
 main()

@@ -1,0 +1,30 @@
+"""`remgraph --version` answers from the package metadata, without loading the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from remgraph.cli import app
+from remgraph.entry import package_version
+
+
+def test_version_prints_one_line_without_importing_the_cli() -> None:
+    code = (
+        "import sys; sys.argv = ['remgraph', '--version']; import remgraph.entry as e; e.main(); "
+        "print('remgraph.cli' in sys.modules, 'torch' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == [f"remgraph {package_version()}", "False False"]
+    assert package_version() != "unknown"  # the test environment installs the package
+
+
+def test_the_cli_takes_version_too() -> None:
+    for flag in ("--version", "-V"):
+        r = CliRunner().invoke(app, [flag])
+        assert r.exit_code == 0
+        assert r.output == f"remgraph {package_version()}\n"
