@@ -8,15 +8,19 @@ run from here alone they serve without those ports.
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from api.config import ApiSettings
 from graph.connect import graph_session
+from graph.errors import InvalidInputError
+from graph.models import ApiKey
 from graph.repositories.api_keys import ApiKeyRepository
 
 app = typer.Typer(
@@ -96,35 +100,71 @@ def keys_create(
 
 
 @keys_app.command("list")
-def keys_list() -> None:
+def keys_list(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array, for scripts")] = False,
+) -> None:
     """List keys (id, name, projects, created, revoked); secrets are never stored."""
 
-    async def run() -> Table:
+    async def run() -> list[ApiKey]:
         async with graph_session(ApiSettings()) as db:
-            table = Table("id", "name", "projects", "created", "revoked")
-            for k in await ApiKeyRepository(db).list():
-                table.add_row(
-                    k.id,
-                    k.name,
-                    ",".join(k.projects),
-                    k.created_at.isoformat(),
-                    k.revoked_at.isoformat() if k.revoked_at else "",
-                )
-            return table
+            return await ApiKeyRepository(db).list()
 
-    Console().print(asyncio.run(run()))
+    keys = asyncio.run(run())
+    if as_json:
+        typer.echo(json.dumps([_key_row(k) for k in keys], indent=2))
+        return
+    # the id whole, never cut or folded, so it can be pasted into `keys revoke`
+    width = max((len(k.id) for k in keys), default=2)
+    table = Table(
+        Column("id", no_wrap=True, min_width=width), "name", "projects", "created", "revoked"
+    )
+    for k in keys:
+        revoked = k.revoked_at.isoformat(timespec="seconds") if k.revoked_at else ""
+        table.add_row(
+            k.id, k.name, ",".join(k.projects), k.created_at.isoformat(timespec="seconds"), revoked
+        )
+    Console().print(table)
+
+
+def _key_row(k: ApiKey) -> dict[str, object]:
+    return {
+        "id": k.id,
+        "name": k.name,
+        "projects": list(k.projects),
+        "created": k.created_at.isoformat(),
+        "revoked": k.revoked_at.isoformat() if k.revoked_at else None,
+    }
+
+
+def _unique_key(ids: Sequence[str], prefix: str) -> str:
+    """The one key id starting with `prefix` (a whole id is its own prefix)."""
+    if prefix in ids:
+        return prefix
+    found = [i for i in ids if i.startswith(prefix)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InvalidInputError("key id", f"no key id starts with {prefix!r} (see `keys list`)")
+    raise InvalidInputError(
+        "key id",
+        f"{prefix!r} starts {len(found)} key ids ({', '.join(found[:5])}); give more of it",
+    )
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: Annotated[str, typer.Argument(help="Key id (`key_...`)")]) -> None:
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="Key id (`key_...`) or a unique start of it")],
+) -> None:
     """Revoke a key (requests with it fail within 30 seconds)."""
 
-    async def run() -> None:
+    async def run() -> str:
         async with graph_session(ApiSettings()) as db:
-            await ApiKeyRepository(db).revoke(key_id)
+            repo = ApiKeyRepository(db)
+            whole = _unique_key([k.id for k in await repo.list()], key_id)
+            await repo.revoke(whole)
+            return whole
 
-    asyncio.run(run())
-    typer.echo(f"revoked {key_id}")
+    typer.echo(f"revoked {asyncio.run(run())}")
 
 
 @app.command("mcp")
