@@ -192,6 +192,8 @@ def print_report(rep: IngestReport, console: Console, *, max_issues: int = 30) -
         console.print(line, highlight=False)
     if rep.dry_run:
         console.print("[yellow]dry run: nothing was written[/]")
+    elif not rep.files and not rep.failed:
+        console.print("[yellow]no transcript found[/]: no file under the paths given is one")
     elif rep.turns_new == 0 and not rep.failed:
         console.print("nothing new: every file was already ingested")
 

@@ -48,6 +48,21 @@ def test_cli_json_report_and_exit_codes(env: None) -> None:
     assert "edge_cases.jsonl:11" in bad.output
     wrong = runner.invoke(app, ["ingest", str(FIX), "--format", "nope"])
     assert wrong.exit_code == 2
+    again_text = runner.invoke(app, ["ingest", str(FIX / "generic"), "--no-extract"])
+    assert "nothing new: every file was already ingested" in again_text.output
+
+
+def test_an_empty_folder_is_not_reported_as_already_ingested(env: None, tmp_path: Path) -> None:
+    app = typer.Typer()
+    register(app)
+
+    @app.command("noop")
+    def noop() -> None:
+        """Nothing."""
+
+    out = CliRunner().invoke(app, ["ingest", str(tmp_path), "--no-extract"])
+    assert "no transcript found" in out.output
+    assert "already ingested" not in out.output
 
 
 async def test_watch_tails_appended_lines(
