@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -96,13 +97,11 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default REMGRAPH_API__PORT)")] = None,
 ) -> None:
     """Serve the GraphQL API (starts the embedded engine when no external one is configured)."""
-    import asyncio
-
     from remgraph.serve import serve as run_serve
     from remgraph.settings import Settings
 
     s = Settings()
-    asyncio.run(run_serve(s, host=host or s.api.host, port=port or s.api.port))
+    _serving(run_serve(s, host=host or s.api.host, port=port or s.api.port))
 
 
 @app.command()
@@ -112,17 +111,28 @@ def up(
     port: Annotated[int | None, typer.Option(help="Port (default REMGRAPH_API__PORT)")] = None,
 ) -> None:
     """The main job: start the engine, migrate, ingest PATHS, create an API key, serve the API."""
-    import asyncio
-
     from remgraph.serve import serve as run_serve
     from remgraph.settings import Settings
 
     s = Settings()
-    asyncio.run(
+    _serving(
         run_serve(
             s, host=host or s.api.host, port=port or s.api.port, ingest=paths or [], create_key=True
         )
     )
+
+
+def _serving(run: Coroutine[Any, Any, None]) -> None:
+    """Run `serve`/`up`; a taken port is one line and exit code 2, before any work is done."""
+    import asyncio
+
+    from remgraph.serve import PortInUseError
+
+    try:
+        asyncio.run(run)
+    except PortInUseError as e:
+        err.print(f"[red]error:[/] {e}", soft_wrap=True)
+        raise typer.Exit(2) from e
 
 
 mcp_app = typer.Typer(

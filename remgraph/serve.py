@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import signal
+import socket
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -139,6 +140,24 @@ def _ready_lines(settings: Settings, host: str, port: int, engine: str, curl: st
     return lines
 
 
+class PortInUseError(RuntimeError):
+    """The port `serve` was asked to listen on is taken."""
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise `PortInUseError` when `host:port` cannot be listened on (as uvicorn binds it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            raise PortInUseError(
+                f"cannot listen on {host}:{port} ({e.strerror or e}); another server may be "
+                "running there: stop it or pass --port"
+            ) from e
+
+
 async def serve(
     settings: Settings,
     *,
@@ -150,7 +169,11 @@ async def serve(
     """Open (or start) the engine, migrate, optionally ingest, then serve until interrupted.
 
     An embedded engine started here is stopped when the server exits.
+
+    Raises:
+        PortInUseError: something already listens on `host:port` (checked before any work).
     """
+    check_port(host, port)
     conn = await open_graph(settings)
     try:
         await migrate(conn.db)
