@@ -335,7 +335,9 @@ def register(
                 "--format", "-f", help=("auto | claude-code | codex | chatgpt | generic | locomo")
             ),
         ] = "auto",
-        project: Annotated[str | None, typer.Option(help="Project slug for every session")] = None,
+        project: Annotated[
+            str | None, typer.Option("--project", "-p", help="Project slug for every session")
+        ] = None,
         dry_run: Annotated[
             bool, typer.Option("--dry-run", help="Parse only; write nothing")
         ] = False,

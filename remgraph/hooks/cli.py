@@ -61,7 +61,11 @@ def install(
     client: ClientArg,
     project: Annotated[
         str | None,
-        typer.Option(help="Always use this remgraph project (default: the session's folder name)"),
+        typer.Option(
+            "--project",
+            "-p",
+            help="Always use this remgraph project (default: the session's folder name)",
+        ),
     ] = None,
     settings: SettingsOpt = None,
     notify: Annotated[
