@@ -31,6 +31,27 @@ from remgraph.eval import eval_app
 from remgraph.hooks.cli import hooks_app
 from remgraph.wiring import drain_embedding_backlog, extraction_hooks
 
+
+def _flags_without_types() -> None:
+    """Show no value type for a flag in `--help` (`--json` takes no `<bool>`).
+
+    Typer 0.2x prints every option's type; a flag has no value to type. Older Typer versions
+    have no such column, and nothing is changed there.
+    """
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if option is None or shown is None or getattr(shown, "remgraph", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        return None if getattr(self, "is_flag", False) else shown(self, ctx)
+
+    display_type_rich.remgraph = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_flags_without_types()
+
 app = typer.Typer(
     name="remgraph",
     help="remgraph: a bi-temporal graph memory for AI agents.",

@@ -33,3 +33,12 @@ def test_every_project_option_has_the_short_form() -> None:
         " ".join(path) for path, cmd in _commands(root) for opts in _options(cmd) if "-p" in opts
     }
     assert {"ingest", "keys create", "extract", "hooks install"} <= names
+
+
+def test_flags_show_no_value_type_in_help() -> None:
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(app, ["ingest", "--help"], env={"COLUMNS": "120"}).output
+    assert "--dry-run" in out
+    assert "<bool>" not in out
+    assert "<int>" in out  # an option that takes a value still says what it takes
