@@ -114,6 +114,11 @@ async def _status(s: GraphSettings) -> int:
         finally:
             await db.close()
     console.print(table)
+    if not running and s.engine is Engine.EMBEDDED:
+        console.print(
+            "the embedded engine is not running: `remgraph up`, `serve`, `ingest` and the other "
+            "commands that need it start it (`remgraph db start` keeps it running)"
+        )
     return 0 if running else 1
 
 
