@@ -23,11 +23,11 @@ from api.ready import wait_until_ready
 from graph.connect import open_graph
 from graph.db import GraphDB
 from graph.migrate import migrate
-from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.projects import ProjectRepository
 from ingest.backlog import backlog_status, drain_backlog
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
+from remgraph.up_key import up_key
 from remgraph.wiring import api_services, extraction_hooks
 
 console = Console()
@@ -203,12 +203,14 @@ async def serve(
         curl = ""
         if create_key:
             projects = [p.id for p in await ProjectRepository(conn.db).list(limit=1000)]
-            _, secret = await ApiKeyRepository(conn.db).create("remgraph up", projects)
+            key = await up_key(conn.db, settings.embedded.data_dir, projects)
+            kept = "kept from the last run" if key.reused else "new"
             console.print(
-                f"API key for projects {', '.join(projects) or '(none yet)'} "
-                f"(shown once):\n  [bold]{secret}[/]"
+                f"API key {key.id} for projects {', '.join(projects) or '(none yet)'} ({kept}; "
+                f"stored in {key.file}):\n  [bold]{key.secret}[/]",
+                soft_wrap=True,
             )
-            curl = _curl_example(host, port, secret, projects)
+            curl = _curl_example(host, port, key.secret, projects)
         # The app must know where it listens: GraphiQL is on by default only on loopback.
         settings = settings.model_copy(
             update={"api": settings.api.model_copy(update={"host": host, "port": port})}
