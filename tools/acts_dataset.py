@@ -6,11 +6,13 @@ Sources, and only these (never the held-out history):
   instruction, decision → decision, fact → fact, lesson → problem); the other sentences get a
   weak act from labelling functions over their parse (a question, a retraction, a confirmation,
   a problem report, a request, other) — the functions label; they never decide at run time;
+- a person's act for each sentence of a labelled history (`--acts`), which stands over both;
 - LoCoMo dev: the sentence of each turn an observation cites that shares most content words
   with the observation is a fact; sentences of turns no observation cites are weak-labelled
   the same way as above.
 
     python -m tools.acts_dataset --labels bench/labels/minsky.json \
+        --acts bench/labels/minsky_acts.jsonl \
         --corpora ../shared/corpora --locomo ../shared/benchmarks/locomo/locomo-dev.json
 """
 
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ai import language
-from ai.acts import SENTENCES_FILE, Act, imperative
+from ai.acts import ACTS, SENTENCES_FILE, Act, imperative
 from ingest.extract.sentences import said
 from remgraph.extraction_labels import load_labels, read_history, squash
 
@@ -137,6 +139,8 @@ def _holds(sentence: str, quote: str) -> bool:
 def _weak(rows: list[dict[str, Any]]) -> None:
     docs = language.parse([r["text"] for r in rows])
     for r, d in zip(rows, docs, strict=True):
+        if r.get("person"):  # a person read this very sentence: their act stands
+            continue
         asks = language.is_question(d)
         if asks and r["act"] is not None:  # a label's quote asked about it: the act is asking
             r["act"], r["source"] = "question", r["source"] + ":asked"
@@ -146,8 +150,34 @@ def _weak(rows: list[dict[str, Any]]) -> None:
             r["source"] += ":weak"
 
 
-def from_history(labels_path: Path, corpora: Path) -> list[dict[str, Any]]:
-    """Every sentence the people of a labelled history typed, with its act."""
+def read_acts(path: Path | None) -> dict[tuple[str, str], Act]:
+    """A person's act for each sentence of a history, by `(session, sentence)`.
+
+    `bench/labels/<corpus>_acts.jsonl`: one line per sentence `said` splits from the history's
+    user turns, with the act a person read it as; it stands over the label-derived and the weak
+    acts.
+    """
+    if path is None:
+        return {}
+    out: dict[tuple[str, str], Act] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row["act"] not in ACTS:
+            raise ValueError(f"{path}:{n}: act {row['act']!r} is not one of {', '.join(ACTS)}")
+        out[(row["session"], row["text"])] = row["act"]
+    return out
+
+
+def from_history(
+    labels_path: Path, corpora: Path, acts: dict[tuple[str, str], Act] | None = None
+) -> list[dict[str, Any]]:
+    """Every sentence the people of a labelled history typed, with its act.
+
+    `acts`: a person's act per sentence (`read_acts`), which stands over the others.
+    """
+    acts = acts or {}
     labels = load_labels(labels_path)
     history = read_history(corpora / labels.file)
     quotes = [
@@ -163,14 +193,22 @@ def from_history(labels_path: Path, corpora: Path) -> list[dict[str, Any]]:
                     ((k, i) for k, i, sess, q in quotes if sess == session and _holds(s, q)),
                     None,
                 )
-                rows.append(
-                    {
-                        "text": s,
-                        "act": LABEL_ACT[hit[0]] if hit else None,
-                        "source": f"{labels.corpus}:{hit[1]}" if hit else labels.corpus,
-                        "group": f"{labels.corpus}/{session}",
-                    }
-                )
+                person = acts.get((session, s))
+                if person is not None:
+                    act: Act | None = person
+                    source = f"{labels.corpus}:person"
+                else:
+                    act = LABEL_ACT[hit[0]] if hit else None
+                    source = f"{labels.corpus}:{hit[1]}" if hit else labels.corpus
+                row: dict[str, Any] = {
+                    "text": s,
+                    "act": act,
+                    "source": source,
+                    "group": f"{labels.corpus}/{session}",
+                }
+                if person is not None:
+                    row["person"] = True
+                rows.append(row)
     return rows
 
 
@@ -230,14 +268,24 @@ def main(argv: list[str] | None = None) -> None:
     """Build the training set (see the module)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--labels", type=Path, action="append", required=True)
+    p.add_argument(
+        "--acts",
+        type=Path,
+        action="append",
+        default=[],
+        help="a person's act per sentence (bench/labels/<corpus>_acts.jsonl), for any history",
+    )
     p.add_argument("--corpora", type=Path, required=True)
     p.add_argument("--locomo", type=Path)
     p.add_argument("--locomo-other", type=int, default=1500)
     p.add_argument("--out", type=Path, default=SENTENCES_FILE)
     a = p.parse_args(argv)
     rows: list[dict[str, Any]] = []
+    person: dict[tuple[str, str], Act] = {}
+    for f in a.acts:
+        person.update(read_acts(f))
     for lab in a.labels:
-        rows.extend(from_history(lab, a.corpora))
+        rows.extend(from_history(lab, a.corpora, person))
     if a.locomo:
         rows.extend(from_locomo(a.locomo, a.locomo_other))
     rows = _dedupe(rows)
@@ -245,6 +293,7 @@ def main(argv: list[str] | None = None) -> None:
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with a.out.open("w", encoding="utf-8") as f:
         for r in rows:
+            r.pop("person", None)
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     print(f"{a.out}: {len(rows)} sentences", dict(Counter(r["act"] for r in rows)))
 
