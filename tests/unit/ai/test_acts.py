@@ -1,6 +1,7 @@
 """The sentence-act head: what it was trained on, what it reads, and that it decides by meaning."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,3 +73,25 @@ def test_the_act_is_decided_by_the_weights_not_by_rules(embedder):
     forced = acts.ActHead(np.zeros_like(head.weights), bias, head.embedding_model)
     out = classify(["never use grep on json output, use jq"], embedder, forced)
     assert out[0].act == "fact"
+
+
+def test_a_persons_act_labels_are_read_per_sentence_and_checked(tmp_path):
+    from tools.acts_dataset import read_acts
+
+    good = tmp_path / "acts.jsonl"
+    good.write_text(
+        '{"session": "s1", "text": "never force push", "act": "instruction"}\n'
+        '{"session": "s1", "text": "fix it", "act": "request"}\n',
+        encoding="utf-8",
+    )
+    assert read_acts(good) == {
+        ("s1", "never force push"): "instruction",
+        ("s1", "fix it"): "request",
+    }
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"session": "s1", "text": "x", "act": "rule"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.jsonl:1: act 'rule' is not one of instruction"):
+        read_acts(bad)
+    # the labels in the repo are all valid: 625 sentences typed in the tuning history, 618 distinct
+    labels = read_acts(Path(__file__).resolve().parents[3] / "bench/labels/minsky_acts.jsonl")
+    assert len(labels) == 618
