@@ -27,6 +27,7 @@ from api.types.conversation import (
     SessionConnection,
     Turn,
 )
+from api.types.docs import AsOfArg, KnownAtArg, described_field
 from api.types.errors import Forbidden, InvalidInput, NotFound, Unavailable
 from api.types.knowledge import (
     Correction,
@@ -38,7 +39,7 @@ from api.types.knowledge import (
     Topic,
     TopicConnection,
 )
-from api.types.pagination import C, decode_cursor, make_connection
+from api.types.pagination import AfterArg, C, FirstArg, decode_cursor, make_connection
 from core.timeutil import from_ms, now_ms, parse_ms
 from graph.errors import InvalidInputError
 from graph.kinds import ItemKind
@@ -51,27 +52,56 @@ Info = strawberry.Info[Context, None]
 M = TypeVar("M")
 N = TypeVar("N")
 
+_REFUSED_WHY = "or why the request was refused (a bad argument or a project the key lacks)."
+
 ContextResult = Annotated[
-    ContextPayload | InvalidInput | Forbidden, strawberry.union("ContextResult")
+    ContextPayload | InvalidInput | Forbidden,
+    strawberry.union("ContextResult", description=f"The answer to `context`, {_REFUSED_WHY}"),
 ]
 SearchResult = Annotated[
-    SearchHitConnection | InvalidInput | Forbidden, strawberry.union("SearchResult")
+    SearchHitConnection | InvalidInput | Forbidden,
+    strawberry.union("SearchResult", description=f"A page of search hits, {_REFUSED_WHY}"),
 ]
 SessionsResult = Annotated[
-    SessionConnection | InvalidInput | Forbidden, strawberry.union("SessionsResult")
+    SessionConnection | InvalidInput | Forbidden,
+    strawberry.union("SessionsResult", description=f"A page of sessions, {_REFUSED_WHY}"),
 ]
-SessionResult = Annotated[Session | NotFound, strawberry.union("SessionResult")]
-TurnResult = Annotated[Turn | NotFound, strawberry.union("TurnResult")]
-ProjectResult = Annotated[Project | NotFound, strawberry.union("ProjectResult")]
+SessionResult = Annotated[
+    Session | NotFound,
+    strawberry.union("SessionResult", description="The session, or `NotFound`."),
+]
+TurnResult = Annotated[
+    Turn | NotFound, strawberry.union("TurnResult", description="The turn, or `NotFound`.")
+]
+ProjectResult = Annotated[
+    Project | NotFound,
+    strawberry.union("ProjectResult", description="The project, or `NotFound`."),
+]
 LessonsResult = Annotated[
-    LessonConnection | InvalidInput | Forbidden, strawberry.union("LessonsResult")
+    LessonConnection | InvalidInput | Forbidden,
+    strawberry.union("LessonsResult", description=f"A page of lessons, {_REFUSED_WHY}"),
 ]
 CorrectionsResult = Annotated[
-    CorrectionConnection | InvalidInput | Forbidden, strawberry.union("CorrectionsResult")
+    CorrectionConnection | InvalidInput | Forbidden,
+    strawberry.union("CorrectionsResult", description=f"A page of corrections, {_REFUSED_WHY}"),
 ]
-FactsResult = Annotated[FactConnection | InvalidInput | Forbidden, strawberry.union("FactsResult")]
+FactsResult = Annotated[
+    FactConnection | InvalidInput | Forbidden,
+    strawberry.union("FactsResult", description=f"A page of facts, {_REFUSED_WHY}"),
+]
 TopicsResult = Annotated[
-    TopicConnection | InvalidInput | Forbidden, strawberry.union("TopicsResult")
+    TopicConnection | InvalidInput | Forbidden,
+    strawberry.union("TopicsResult", description=f"A page of topics, {_REFUSED_WHY}"),
+]
+ProjectArg = Annotated[
+    str | None,
+    strawberry.argument(
+        description="Read only this project (`Forbidden` unless the API key grants it); by default "
+        "every project the key grants."
+    ),
+]
+ProjectRequiredArg = Annotated[
+    str, strawberry.argument(description="The project to read; the API key must grant it.")
 ]
 
 
@@ -101,19 +131,34 @@ def _record(
     )
 
 
-@strawberry.type
+@strawberry.type(description="REM-cycle entries, as JSON objects.")
 class RemPayload:
     """REM-cycle entries (JSON objects)."""
 
-    items: list[JSON]
+    items: list[JSON] = strawberry.field(
+        description="One JSON object per job (`remStatus`) or per finding (`remFindings`)."
+    )
 
 
 RemResult = Annotated[
-    RemPayload | Forbidden | InvalidInput | Unavailable, strawberry.union("RemResult")
+    RemPayload | Forbidden | InvalidInput | Unavailable,
+    strawberry.union(
+        "RemResult",
+        description="REM-cycle entries, or why not: a refused project, or no REM cycle configured.",
+    ),
 ]
-LessonResult = Annotated[Lesson | NotFound, strawberry.union("LessonResult")]
-TopicResult = Annotated[Topic | NotFound, strawberry.union("TopicResult")]
-ProjectsResult = Annotated[ProjectConnection | InvalidInput, strawberry.union("ProjectsResult")]
+LessonResult = Annotated[
+    Lesson | NotFound, strawberry.union("LessonResult", description="The lesson, or `NotFound`.")
+]
+TopicResult = Annotated[
+    Topic | NotFound, strawberry.union("TopicResult", description="The topic, or `NotFound`.")
+]
+ProjectsResult = Annotated[
+    ProjectConnection | InvalidInput,
+    strawberry.union(
+        "ProjectsResult", description="A page of projects, or why the page arguments were refused."
+    ),
+]
 
 
 REFUSED = (InvalidInputError, ForbiddenError)
@@ -181,21 +226,51 @@ async def _get(
     return node(m)
 
 
-@strawberry.type
+@strawberry.type(
+    description="Read access to memory: only projects the API key grants are ever read."
+)
 class Query:
     """Read access to a project's memory."""
 
-    @strawberry.field
+    @described_field(
+        "The best context for `query` that fits `tokenBudget`: ranked items with the "
+        "reasons, and how likely they answer it."
+    )
     async def context(
         self,
         info: Info,
-        query: str,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        token_budget: int | None = None,
-        limit: int = 20,
-        kinds: list[ItemKind] | None = None,
+        query: Annotated[
+            str,
+            strawberry.argument(
+                description="The question or task to find context for (1 to 4000 characters)."
+            ),
+        ],
+        project: ProjectArg = None,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="Event time to answer at: items true then; relative times in "
+                "`query` count back from it (ISO 8601; UTC when no zone); default now."
+            ),
+        ] = None,
+        known_at: KnownAtArg = None,
+        token_budget: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Most tokens the items may hold together, 1 to the server's maximum "
+                "(32000 by default); null means the server default (2000)."
+            ),
+        ] = None,
+        limit: Annotated[
+            int,
+            strawberry.argument(
+                description="Most items to return, 1 to the server's limit (200 by default)."
+            ),
+        ] = 20,
+        kinds: Annotated[
+            list[ItemKind] | None,
+            strawberry.argument(description="Return only these kinds of item; null: every kind."),
+        ] = None,
     ) -> ContextResult:
         """The best context for `query` that fits `tokenBudget`, ranked, with the reasons."""
         ctx = info.context
@@ -237,17 +312,24 @@ class Query:
             answerable_why=[Signal(name=k, value=v) for k, v in result.answerable.reasons.items()],
         )
 
-    @strawberry.field
+    @described_field(
+        "Turns matching `query` by keywords, vector similarity or both, best first, "
+        "with no reranking; pages end at 5 × the page-size limit."
+    )
     async def search(
         self,
         info: Info,
-        query: str,
-        mode: SearchMode = SearchMode.HYBRID,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        first: int = 20,
-        after: str | None = None,
+        query: Annotated[
+            str, strawberry.argument(description="The text to search for (1 to 4000 characters).")
+        ],
+        mode: Annotated[
+            SearchMode, strawberry.argument(description="How to match turns; default HYBRID.")
+        ] = SearchMode.HYBRID,
+        project: ProjectArg = None,
+        as_of: AsOfArg = None,
+        known_at: KnownAtArg = None,
+        first: FirstArg = 20,
+        after: AfterArg = None,
     ) -> SearchResult:
         """Turns matching `query` by fulltext, vector similarity or both (RRF); no reranking."""
         ctx = info.context
@@ -277,22 +359,39 @@ class Query:
         ]
         return make_connection(SearchHitConnection, page, offset, first)
 
-    @strawberry.field
-    async def rules(self, info: Info, project: str | None = None, limit: int = 50) -> RulesResult:
+    @described_field(
+        "The rules and preferences in force now, rules first, then by effective "
+        "weight: what an agent should follow from the start of a session."
+    )
+    async def rules(
+        self,
+        info: Info,
+        project: ProjectArg = None,
+        limit: Annotated[
+            int,
+            strawberry.argument(
+                description="Most rules to return, 1 to the server's limit (200 by default)."
+            ),
+        ] = 50,
+    ) -> RulesResult:
         """Rules and preferences in force now: rules first, then by effective weight."""
         return await resolve_rules(info, project, limit)
 
-    @strawberry.field
-    async def project(self, info: Info, id: str) -> ProjectResult:
+    @described_field("One project by id; `NotFound` when unknown or not granted by the API key.")
+    async def project(
+        self,
+        info: Info,
+        id: Annotated[str, strawberry.argument(description="The project's slug.")],
+    ) -> ProjectResult:
         """One project the caller may read."""
         p = await info.context.loaders.project.load(id)
         if p is None:
             return NotFound(kind="project", id=id, message=f"project {id!r} not found")
         return Project.from_domain(p)
 
-    @strawberry.field
+    @described_field("The projects the API key grants, in id order.")
     async def projects(
-        self, info: Info, first: int = 20, after: str | None = None
+        self, info: Info, first: FirstArg = 20, after: AfterArg = None
     ) -> ProjectsResult:
         """Projects the caller may read."""
         ctx = info.context
@@ -306,23 +405,27 @@ class Query:
             ProjectConnection, [Project.from_domain(p) for p in items], offset, first
         )
 
-    @strawberry.field
-    async def session(self, info: Info, id: str) -> SessionResult:
+    @described_field("One session by id, in a project the API key grants; else `NotFound`.")
+    async def session(
+        self,
+        info: Info,
+        id: Annotated[str, strawberry.argument(description="The session's id.")],
+    ) -> SessionResult:
         """One session by id."""
         s = await info.context.loaders.session.load(id)
         if s is None:
             return NotFound(kind="session", id=id, message=f"session {id!r} not found")
         return Session.from_domain(s)
 
-    @strawberry.field
+    @described_field("Sessions valid at `asOf` as known at `knownAt`, newest first.")
     async def sessions(
         self,
         info: Info,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        first: int = 20,
-        after: str | None = None,
+        project: ProjectArg = None,
+        as_of: AsOfArg = None,
+        known_at: KnownAtArg = None,
+        first: FirstArg = 20,
+        after: AfterArg = None,
     ) -> SessionsResult:
         """Sessions, newest first, as of a time."""
         return await _page(
@@ -337,30 +440,41 @@ class Query:
             after,
         )
 
-    @strawberry.field
-    async def turn(self, info: Info, id: str) -> TurnResult:
+    @described_field("One turn by id, in a project the API key grants; else `NotFound`.")
+    async def turn(
+        self,
+        info: Info,
+        id: Annotated[str, strawberry.argument(description="The turn's id.")],
+    ) -> TurnResult:
         """One turn by id."""
         t = await info.context.loaders.turn.load(id)
         if t is None:
             return NotFound(kind="turn", id=id, message=f"turn {id!r} not found")
         return Turn.from_domain(t)
 
-    @strawberry.field
-    async def lesson(self, info: Info, id: str) -> LessonResult:
+    @described_field(
+        "One lesson by id, with its version history, in a project the API key "
+        "grants; else `NotFound`."
+    )
+    async def lesson(
+        self,
+        info: Info,
+        id: Annotated[str, strawberry.argument(description="The lesson's id (`les_...`).")],
+    ) -> LessonResult:
         """One lesson, with its version history."""
         return await _get(
             info, info.context.resources.scoped.lessons, Lesson.from_domain, ItemKind.LESSON, id
         )
 
-    @strawberry.field
+    @described_field("Lessons valid at `asOf` as known at `knownAt`, newest first.")
     async def lessons(
         self,
         info: Info,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        first: int = 20,
-        after: str | None = None,
+        project: ProjectArg = None,
+        as_of: AsOfArg = None,
+        known_at: KnownAtArg = None,
+        first: FirstArg = 20,
+        after: AfterArg = None,
     ) -> LessonsResult:
         """Lessons valid at `asOf` as known at `knownAt`, newest first."""
         return await _page(
@@ -375,15 +489,17 @@ class Query:
             after,
         )
 
-    @strawberry.field
+    @described_field(
+        "Corrections, rules among them, valid at `asOf` as known at `knownAt`, newest first."
+    )
     async def corrections(
         self,
         info: Info,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        first: int = 20,
-        after: str | None = None,
+        project: ProjectArg = None,
+        as_of: AsOfArg = None,
+        known_at: KnownAtArg = None,
+        first: FirstArg = 20,
+        after: AfterArg = None,
     ) -> CorrectionsResult:
         """Corrections and rules valid at `asOf`, newest first."""
         return await _page(
@@ -398,15 +514,15 @@ class Query:
             after,
         )
 
-    @strawberry.field
+    @described_field("Facts that held at `asOf` as known at `knownAt`, newest first.")
     async def facts(
         self,
         info: Info,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        first: int = 20,
-        after: str | None = None,
+        project: ProjectArg = None,
+        as_of: AsOfArg = None,
+        known_at: KnownAtArg = None,
+        first: FirstArg = 20,
+        after: AfterArg = None,
     ) -> FactsResult:
         """Facts that held at `asOf` (default now) as known at `knownAt`."""
         return await _page(
@@ -421,22 +537,26 @@ class Query:
             after,
         )
 
-    @strawberry.field
-    async def topic(self, info: Info, id: str) -> TopicResult:
+    @described_field("One topic by id, in a project the API key grants; else `NotFound`.")
+    async def topic(
+        self,
+        info: Info,
+        id: Annotated[str, strawberry.argument(description="The topic's id.")],
+    ) -> TopicResult:
         """One topic."""
         return await _get(
             info, info.context.resources.scoped.topics, Topic.from_domain, ItemKind.TOPIC, id
         )
 
-    @strawberry.field
+    @described_field("Topics valid at `asOf` as known at `knownAt`, heaviest first.")
     async def topics(
         self,
         info: Info,
-        project: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        first: int = 20,
-        after: str | None = None,
+        project: ProjectArg = None,
+        as_of: AsOfArg = None,
+        known_at: KnownAtArg = None,
+        first: FirstArg = 20,
+        after: AfterArg = None,
     ) -> TopicsResult:
         """Topics discussed in the readable projects, heaviest first."""
         return await _page(
@@ -451,14 +571,30 @@ class Query:
             after,
         )
 
-    @strawberry.field
-    async def rem_status(self, info: Info, project: str) -> RemResult:
+    @described_field(
+        "Per-job REM-cycle state of a project (last run, next due...), one JSON object per job."
+    )
+    async def rem_status(self, info: Info, project: ProjectRequiredArg) -> RemResult:
         """Per-job REM-cycle state of a project (last run, next due) as JSON."""
         return await _rem(info, project, None, status_only=True)
 
-    @strawberry.field
-    async def rem_findings(self, info: Info, project: str, status: str | None = None) -> RemResult:
-        """Findings of the REM cycle awaiting review (or with `status`) as JSON."""
+    @described_field(
+        "What the REM cycle found and proposes (merges, archives...), newest first, "
+        "one JSON object per finding."
+    )
+    async def rem_findings(
+        self,
+        info: Info,
+        project: ProjectRequiredArg,
+        status: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Only findings with this review status (`open`, `approved`, "
+                "`rejected`, `skipped` or `applied`); null: every status."
+            ),
+        ] = None,
+    ) -> RemResult:
+        """Findings of the REM cycle (every status, or only `status`), newest first, as JSON."""
         return await _rem(info, project, status, status_only=False)
 
 

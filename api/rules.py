@@ -12,6 +12,7 @@ from typing import Annotated
 import strawberry
 
 from api.context import Context, ForbiddenError
+from api.types.docs import describe_type
 from api.types.errors import Forbidden, InvalidInput
 from core.timeutil import from_ms
 from graph.errors import InvalidInputError
@@ -92,7 +93,47 @@ class RulesPayload:
     as_of: datetime
 
 
-RulesResult = Annotated[RulesPayload | InvalidInput | Forbidden, strawberry.union("RulesResult")]
+RulesResult = Annotated[
+    RulesPayload | InvalidInput | Forbidden,
+    strawberry.union(
+        "RulesResult",
+        description="The rules in force, or why the request was refused (a bad argument or a "
+        "project the key lacks).",
+    ),
+]
+
+describe_type(
+    Rule,
+    "A rule or preference in force: a confirmed or graduated correction, or a standing "
+    "preference the user stated (a diet, an allergy, a name to use).",
+    {
+        "id": "The correction's id, or for a standing preference the fact's.",
+        "project": "The project the rule belongs to.",
+        "status": "`rule` (confirmed or graduated) or `preference`.",
+        "confirmed": "True when a human confirmed the correction (`confirmCorrection`).",
+        "text": "The instruction to follow.",
+        "type": "What the correction is about (`preference`, `factual`, `style`, `process`, "
+        "`tool_usage`), or `standing_preference`.",
+        "original_behaviour": "What the agent did before it was corrected; empty for a standing "
+        "preference.",
+        "corrected_behaviour": "What the user wants instead.",
+        "confidence": "Confidence in the rule, from 0 to 1.",
+        "reinforcement": "How often it was seen (1 for a standing preference).",
+        "effective_weight": "Confidence × reinforcement^0.5 × exp(−days since last seen / "
+        "half-life), as of now; higher ranks first.",
+        "last_seen": "When it last occurred, or a preference was stated (ISO 8601 UTC); null when "
+        "unknown.",
+        "source_turn_ids": "The turns the rule was derived from.",
+    },
+)
+describe_type(
+    RulesPayload,
+    "The rules and preferences in force now: rules before preferences, heaviest first.",
+    {
+        "items": "The rules and preferences, in that order.",
+        "as_of": "The time they were read at: the request time (ISO 8601 UTC).",
+    },
+)
 
 
 async def resolve_rules(info: Info, project: str | None, limit: int) -> RulesResult:

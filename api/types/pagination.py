@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import strawberry
 
+from api.types.docs import described_field
 from graph.errors import InvalidInputError
 
 T = TypeVar("T")
+
+FirstArg = Annotated[
+    int,
+    strawberry.argument(
+        description="Page size: how many items to return, 1 to the server's limit (200 by default)."
+    ),
+]
+"""The `first` argument of every paged list."""
+AfterArg = Annotated[
+    str | None,
+    strawberry.argument(
+        description="Return the items after this cursor (an `endCursor` or edge `cursor` of the "
+        "same list); null starts at the beginning."
+    ),
+]
+"""The `after` argument of every paged list."""
 
 
 def encode_cursor(offset: int) -> str:
@@ -31,30 +48,38 @@ def decode_cursor(cursor: str | None) -> int:
         raise InvalidInputError("after", f"{cursor!r} is not a cursor from this API") from e
 
 
-@strawberry.type
+@strawberry.type(description="Where a page sits in its list, and how to ask for the next one.")
 class PageInfo:
     """Where a page sits in its list."""
 
-    has_next_page: bool
-    end_cursor: str | None
+    has_next_page: bool = strawberry.field(
+        description="True when more items follow this page (pass `endCursor` as `after`)."
+    )
+    end_cursor: str | None = strawberry.field(
+        description="The cursor of the page's last item, to pass as `after`; null on an empty page."
+    )
 
 
-@strawberry.type
+@strawberry.type(description="One item of a page and its cursor.")
 class Edge(Generic[T]):
     """One item and its cursor."""
 
-    cursor: str
-    node: T
+    cursor: str = strawberry.field(
+        description="Opaque cursor of this item: pass it as `after` to get the items that follow."
+    )
+    node: T = strawberry.field(description="The item.")
 
 
-@strawberry.type
+@strawberry.type(description="A page of a list: `edges` (with cursors), `nodes`, and `pageInfo`.")
 class Connection(Generic[T]):
     """A page of a list: `edges` (with cursors), `nodes`, and `pageInfo`."""
 
-    edges: list[Edge[T]]
-    page_info: PageInfo
+    edges: list[Edge[T]] = strawberry.field(description="The page's items, each with its cursor.")
+    page_info: PageInfo = strawberry.field(
+        description="Whether more items follow, and the cursor to continue from."
+    )
 
-    @strawberry.field
+    @described_field("The page's items without cursors, in the same order as `edges`.")
     def nodes(self) -> list[T]:
         """The items without cursors."""
         return [e.node for e in self.edges]
