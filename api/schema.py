@@ -15,6 +15,7 @@ from strawberry.extensions import (
     QueryDepthLimiter,
     ValidationCache,
 )
+from strawberry.types import ExecutionContext
 
 from api.config import ApiSection, ApiSettings
 from api.mutation import Mutation
@@ -95,6 +96,23 @@ class MaskWithRequestId(MaskErrors):
         )
 
 
+class _Schema(strawberry.Schema):
+    """The schema, logging each error once, on one line, at the level it deserves.
+
+    strawberry logs every error at ERROR with the query's code frame; a client's typo ("Cannot
+    query field ...") is the client's to fix, so it is one INFO line. Errors raised while
+    resolving were logged where they were typed or masked (`MaskWithRequestId`).
+    """
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        rid = getattr(getattr(execution_context, "context", None), "request_id", "-")
+        for error in errors:
+            if error.original_error is None:
+                log.info("request %s refused: %s", rid, " ".join(error.message.split()))
+
+
 def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
     """The schema with the limits of `settings.api` and LRU caches for parsing and validation.
 
@@ -108,7 +126,7 @@ def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
         *QueryDepthLimiter(max_depth=section.max_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=section.max_aliases).validation_rules,
     )
-    return strawberry.Schema(
+    return _Schema(
         query=Query,
         mutation=Mutation,
         extensions=[
