@@ -180,6 +180,8 @@ class FileReport(BaseModel):
     """Turns that disappeared from an edited file and were closed."""
     issues: int = 0
     """Parse issues reported for this file."""
+    projects: dict[str, int] = Field(default_factory=dict)
+    """How many of its sessions went to each project."""
 
 
 class IngestReport(BaseModel):

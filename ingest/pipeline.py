@@ -16,6 +16,7 @@ import itertools
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -478,6 +479,7 @@ class _FileContext:
                 turns_new=fresh,
                 turns_closed=closed,
                 issues=len(result.issues),
+                projects=dict(Counter(s.project for s in sessions)),
             )
         )
 
@@ -562,6 +564,7 @@ class _FileContext:
                 sessions=len(sessions),
                 turns_new=new_turns,
                 issues=n_issues,
+                projects=dict(Counter(s.project for s in sessions)),
             )
         )
 

@@ -25,6 +25,7 @@ from graph.db import GraphDB
 from graph.migrate import migrate
 from graph.repositories.projects import ProjectRepository
 from ingest.backlog import backlog_status, drain_backlog
+from ingest.models import IngestReport
 from ingest.pipeline import ingest_paths
 from remgraph.settings import Settings
 from remgraph.up_key import up_key
@@ -140,6 +141,32 @@ def _ready_lines(settings: Settings, host: str, port: int, engine: str, curl: st
     return lines
 
 
+def project_sources(report: IngestReport) -> list[str]:
+    """Which files became which project ("billing: 2 sessions from samples/claude-code/…").
+
+    Only files read in this run say where their sessions went (an unchanged file is skipped).
+    """
+    by: dict[str, list[tuple[str, int]]] = {}
+    for f in report.files:
+        for project, sessions in f.projects.items():
+            by.setdefault(project, []).append((f.path, sessions))
+    lines = []
+    for project in sorted(by):
+        files = by[project]
+        sessions = sum(n for _, n in files)
+        where = ", ".join(_shown_path(path) for path, _ in files)
+        lines.append(f"project {project}: {sessions} sessions from {where}")
+    return lines
+
+
+def _shown_path(path: str) -> str:
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
 class PortInUseError(RuntimeError):
     """The port `serve` was asked to listen on is taken."""
 
@@ -200,6 +227,8 @@ async def serve(
                 f"{report.timings.get('total', 0):.1f}",
             )
             console.print(table)
+            for line in project_sources(report):
+                console.print(line, highlight=False, soft_wrap=True)
         curl = ""
         if create_key:
             projects = [p.id for p in await ProjectRepository(conn.db).list(limit=1000)]
