@@ -42,3 +42,26 @@ def test_api_and_worker_migrate_and_wait_for_neo4j() -> None:
     assert "remgraph serve" in " ".join(services["api"]["command"])
     assert "remgraph worker" in " ".join(services["worker"]["command"])
     assert "healthcheck" in services["api"]
+
+
+def test_every_setting_compose_names_is_one_remgraph_reads() -> None:
+    """A `REMGRAPH_*` name in compose.yaml (values or comments) is a field of the settings."""
+    import re
+
+    from remgraph.settings import Settings
+
+    text = (ROOT / "compose.yaml").read_text()
+    unknown = []
+    for name in sorted(set(re.findall(r"REMGRAPH_[A-Z0-9_]+", text))):
+        if name == "REMGRAPH_GRAPHIQL":  # compose's own variable, passed to the one below
+            continue
+        model: object = Settings
+        for part in name.removeprefix("REMGRAPH_").lower().split("__"):
+            fields = getattr(model, "model_fields", {})
+            if part not in fields:
+                unknown.append(name)
+                break
+            model = fields[part].annotation
+    assert unknown == []
+    api = _compose()["services"]["api"]["environment"]
+    assert api["REMGRAPH_API__GRAPHIQL"] == "${REMGRAPH_GRAPHIQL:-false}"  # the operator says
