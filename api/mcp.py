@@ -21,6 +21,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from api.auth import ANONYMOUS, Principal
 from api.config import ApiSettings
@@ -118,6 +119,27 @@ def _checked(payload: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
+class _Server(MCPServer[Any]):
+    """The MCP server, with argument mistakes said on one line (no pydantic report or URL)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if not isinstance(e.__cause__, ValidationError):
+                raise
+            raise ToolError(f"{name}: {_argument_problems(e.__cause__)}") from e
+
+
+def _argument_problems(e: ValidationError) -> str:
+    """'missing `query`; `limit`: Input should be a valid integer' (field names, never values)."""
+    out = []
+    for err in e.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        out.append(f"missing `{where}`" if err["type"] == "missing" else f"`{where}`: {err['msg']}")
+    return "; ".join(out)
+
+
 @dataclass
 class _State:
     resources: Resources | None = None
@@ -155,9 +177,7 @@ def build_mcp(
             finally:
                 state.resources = None
 
-    server: MCPServer[Any] = MCPServer(
-        name="remgraph", instructions=INSTRUCTIONS, lifespan=lifespan
-    )
+    server: MCPServer[Any] = _Server(name="remgraph", instructions=INSTRUCTIONS, lifespan=lifespan)
 
     async def caller(resources: Resources) -> Principal:
         """The key's principal now: revocation is seen like on HTTP (within the cache time)."""

@@ -140,6 +140,12 @@ async def test_mcp_tools_over_stdio(graph_settings, graph_db, seeded, keys, tmp_
             # the MCP library names the tool; the rest is ours
             assert line.startswith(f"Error executing tool {tool}: Forbidden (beta): "), line
             assert "\n" not in line
+        missing = await session.call_tool("context", {"limit": "many"})
+        assert missing.is_error
+        assert missing.content[0].text == (
+            "context: missing `query`; `limit`: Input should be a valid integer, unable to parse "
+            "string as an integer"
+        )
         bad = await session.call_tool("context", {"query": "x", "format": "yaml"})
         assert bad.is_error
         assert bad.content[0].text.endswith(": format: 'yaml' is not one of text, json")
