@@ -20,7 +20,8 @@ __all__ = ["FORMATS", "context_text", "error_line", "rules_text", "search_text"]
 FORMATS = ("text", "json")
 """The answer formats a tool takes."""
 
-_OK = {"ContextPayload", "RulesPayload", "SearchHitConnection"}
+_OK = {"SearchHitConnection"}
+"""Result types that are not errors besides the `...Payload` ones."""
 _MIN_TEXT = 12
 """Characters of an item's text below which a cut item is left out instead."""
 

@@ -928,7 +928,7 @@ class RetrievalService:
         # callers' requests are in flight, so the event loop keeps serving them (`Offload`).
         # One step for all of it when the texts packing needs are read (the turn index's are).
         tasks = await self.slots.by_task(vector, self.ranking.slot_task_similarity)
-        subjects = self.slots.vocab.valued_in(query) | tasks
+        subjects = self.slots.subjects(query, tasks)
         ranking = await self._offload.run(
             self._rank,
             cands,

@@ -50,7 +50,11 @@ class SlotIndex:
         self, text: str, vector: Sequence[float] | None, min_similarity: float
     ) -> frozenset[str]:
         """The slots whose values `text` names, and those whose tasks its `vector` is close to."""
-        return self.vocab.valued_in(text) | await self.by_task(vector, min_similarity)
+        return self.subjects(text, await self.by_task(vector, min_similarity))
+
+    def subjects(self, text: str, by_task: frozenset[str]) -> frozenset[str]:
+        """`of_query` from the slots `by_task` already found: those plus the values named."""
+        return self.vocab.valued_in(text) | by_task
 
     async def by_task(
         self, vector: Sequence[float] | None, min_similarity: float
