@@ -107,13 +107,14 @@ _CUT_OFF_POS = frozenset({"DET", "ADP", "CCONJ", "SCONJ"})
 def fragments(texts: list[str]) -> list[bool]:
     """Whether each distilled item's text is not a complete sentence a person would keep.
 
-    A single word, no verb at all, cut off (ends on a determiner, preposition
-    or conjunction), unbalanced code quotes or brackets, or a pasted blob (a table row or code
-    fence) are fragments. Lowercase and a missing full stop are not: people type that way. The
-    small pipeline often tags a short lowercase imperative's verb as a noun ("use bun not
-    npm"), so a text without a verb is read a second time as a request ("please use bun…"),
-    which is what an imperative is; only a text without a verb both ways lacks one. A text
-    with a code span is not judged on its verb (the span may be the command).
+    A single word, no verb at all, cut off (ends on a determiner, preposition or
+    conjunction), unbalanced code quotes, emphasis marks or brackets, or a pasted blob (a
+    table row or code fence) are fragments. Lowercase and a missing full stop are not: people
+    type that way. The small pipeline often tags a short lowercase imperative's verb as a
+    noun ("use bun not npm"), so a text without a verb is read a second time as a request
+    ("please use bun…"), which is what an imperative is; only a text without a verb both ways
+    lacks one. A text with a code span is not judged on its verb (the span may be the
+    command).
     """
     docs = parse(texts)
     out = [_fragment(d) for d in docs]
@@ -142,7 +143,7 @@ def _fragment(doc: Doc) -> bool:
     if len(words) < 2:
         return True
     text = doc.text
-    if "```" in text or text.count("|") >= 2 or text.count("`") % 2:
+    if "```" in text or text.count("|") >= 2 or text.count("`") % 2 or text.count("**") % 2:
         return True
     if text.count("(") != text.count(")") or text.count("[") != text.count("]"):
         return True
