@@ -41,6 +41,7 @@ from ingest.extract.models import (
 )
 from ingest.extract.observations import observations
 from ingest.extract.outcome import assess
+from ingest.extract.sentences import typed
 from ingest.extract.summary import extractive_summary
 from ingest.extract.text import (
     TECH_CATEGORIES,
@@ -271,13 +272,8 @@ def _first_sentence(text: str, limit: int = 200) -> str:
 
 
 def _clauses(text: str) -> list[str]:
-    """Sentences further split at ' - ' and after 'no,' style openers; code lines dropped."""
-    out: list[str] = []
-    for s in sentences(clean_text(text, 3000)):
-        if s.startswith(("```", "    ", "$ ", ">>>")):
-            continue
-        out.append(s.strip(" -*•"))
-    return out
+    """The typed sentences of a message (`sentences.typed`: pasted code and logs left out)."""
+    return [s.strip(" -*•") for s in sentences(clean_text(typed(text), 3000))]
 
 
 Parsed = tuple[str, str, str, bool, str | None]

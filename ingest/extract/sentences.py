@@ -17,7 +17,7 @@ from ai import language
 if TYPE_CHECKING:
     from spacy.tokens import Span
 
-__all__ = ["pasted_lines", "said"]
+__all__ = ["pasted_lines", "said", "typed"]
 
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _DETAILS = re.compile(r"<details>.*?</details>", re.S | re.I)
@@ -28,7 +28,10 @@ _LOGGY = re.compile(
     r"^\s*(?:at\s+\S+\s*\(|File \"|Traceback|\$ |> |>>>|\[\d|\d{2}:\d{2}:\d{2}"
     r"|[A-Z][a-zA-Z]*Error\b|error(?:\[|:)|warning:|npm (?:ERR|WARN)|✓|✗|×|\+\s|-\s{2})",
 )
-_CODEY = re.compile(r"[{};]\s*$|^\s*(?:import|export|const|let|var|def|class|return)\s")
+_CODEY = re.compile(
+    r"[{};]\s*$|^\s*(?:import|export|const|let|var|def|class|return)\s"
+    r"|<<|>>|&&|\|\||\$\(|=>|::|==|!=|#!/"  # shell and code operators nobody types in prose
+)
 _LEAD = frozenset(
     {"ok", "okay", "k", "so", "also", "and", "but", "yes", "yeah", "yep", "no", "nope", "well"}
     | {"great", "cool", "nice", "thanks", "perfect", "hmm", "right", "alright", "now", "btw"}
@@ -36,6 +39,8 @@ _LEAD = frozenset(
 )
 """Discourse lead-ins: words that open a sentence without being part of what it says."""
 MIN_WORDS = 3
+_RATIO_MIN = 48
+"""Characters a line needs before its share of letters can mark it as pasted."""
 MAX_WORDS = 80
 
 
@@ -46,22 +51,59 @@ def _pasted(line: str) -> bool:
     if _LOGGY.match(line) or _CODEY.search(s) or s.count("|") >= 2:
         return True
     letters = sum(c.isalpha() for c in s)
-    if letters < 0.55 * len(s):
-        return True
+    if len(s) >= _RATIO_MIN and letters < 0.55 * len(s):
+        return True  # a short line's share of letters says little ("My number is +1 555 0100.")
     return any(len(w) > 60 for w in s.split())
+
+
+def _indented(line: str) -> bool:
+    """A non-blank line that starts with two spaces or a tab (code, a script, a nested log)."""
+    return bool(line.strip()) and (line.startswith("  ") or line.startswith("\t"))
+
+
+def _pasted_mask(lines: list[str]) -> list[bool]:
+    """Which `lines` were pasted: each line on its own (`_pasted`), and a whole indented run.
+
+    A run of indented lines (blank lines inside it included) is one pasted block when one of
+    its lines reads as pasted or the line that opens it does ("Run # build", then the script
+    indented under it): a log or a script carries prose-like lines ("  - Never open pagers.")
+    that nobody typed to the agent.
+    """
+    mask = [_pasted(ln) for ln in lines]
+    i, n = 0, len(lines)
+    while i < n:
+        if not _indented(lines[i]):
+            i += 1
+            continue
+        j = i
+        while j < n and (_indented(lines[j]) or not lines[j].strip()):
+            j += 1
+        if any(mask[i:j]) or (i > 0 and mask[i - 1]):
+            mask[i:j] = [True] * (j - i)
+        i = j
+    return mask
 
 
 def pasted_lines(text: str) -> list[str]:
     """The lines of a message that were pasted rather than typed (logs, code, tables)."""
     fenced = [m.group(0) for m in _FENCE.finditer(text)]
-    rest = _FENCE.sub("\n", text)
-    return [*fenced, *(ln for ln in rest.splitlines() if _pasted(ln))]
+    lines = _FENCE.sub("\n", text).splitlines()
+    return [*fenced, *(ln for ln, p in zip(lines, _pasted_mask(lines), strict=True) if p)]
+
+
+def typed(text: str) -> str:
+    """The part of a message a person typed: fenced code, folded details and pasted lines out.
+
+    Line breaks are kept (people break lines between thoughts); every extractor reads a
+    message's sentences from this, so a pasted log or script never becomes an instruction.
+    """
+    lines = _FENCE.sub("\n", _DETAILS.sub("\n", text)).splitlines()
+    return "\n".join(ln for ln, p in zip(lines, _pasted_mask(lines), strict=True) if not p)
 
 
 def _units(text: str) -> list[str]:
     """Each typed line of the message (people break lines between thoughts), marks removed."""
-    t = _FENCE.sub("\n", _DETAILS.sub("\n", text))
-    lines = (_LIST_MARK.sub("", ln) for ln in t.splitlines() if ln.strip() and not _pasted(ln))
+    lines = (_LIST_MARK.sub("", ln) for ln in typed(text).splitlines() if ln.strip())
     cleaned = (_EMPHASIS.sub("", _TAG.sub(" ", ln)).strip() for ln in lines)
     return [ln for ln in cleaned if ln]
 
