@@ -10,14 +10,24 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ai.language import fragments, questions
+from ai.scope import Scope, scopes
 from graph.db import GraphDB
 from graph.kinds import ItemKind
 from graph.repositories.context_queries import ContextItemRef
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.facts import FactRepository
 from knowledge.rules import CURRENT_STATUSES, CurrentRule, InForce, StandingPreference, in_force
+from knowledge.vocabulary import vocabulary
 
-__all__ = ["CurrentRule", "InForce", "StandingPreference", "read_current_rules", "served_refs"]
+__all__ = [
+    "CurrentRule",
+    "InForce",
+    "StandingPreference",
+    "held_back",
+    "read_current_rules",
+    "read_held_back",
+    "served_refs",
+]
 
 
 async def read_current_rules(
@@ -26,14 +36,61 @@ async def read_current_rules(
     """The rules and preferences in force at `now_ms` in `projects` (`*` = all), best first.
 
     Corrections graduated or confirmed, and the standing preferences the user stated, that
-    read as instructions (`is_instruction`).
+    are confident standing instructions (`held_back` gives none of its reasons).
     """
+    kept = [r for r in await _in_force(db, projects, now_ms) if held_back(r) is None]
+    return kept if limit is None else kept[:limit]
+
+
+async def _in_force(db: GraphDB, projects: Sequence[str], now_ms: int) -> list[InForce]:
     corrections = await CorrectionRepository(db).current_rules(
         projects, CURRENT_STATUSES, now=now_ms
     )
     standing = await FactRepository(db).standing_preferences(projects, now=now_ms)
-    kept = [r for r in in_force(corrections, standing, now_ms=now_ms) if is_instruction(r.text)]
-    return kept if limit is None else kept[:limit]
+    return in_force(corrections, standing, now_ms=now_ms)
+
+
+async def read_held_back(
+    db: GraphDB, projects: Sequence[str], *, now_ms: int
+) -> list[tuple[InForce, str]]:
+    """The rules in force that a session is not handed, each with why (`held_back`)."""
+    out: list[tuple[InForce, str]] = []
+    for r in await _in_force(db, projects, now_ms):
+        why = held_back(r)
+        if why is not None:
+            out.append((r, why))
+    return out
+
+
+def held_back(rule: InForce) -> str | None:
+    """Why a rule in force is not handed to a session as a standing instruction, or None.
+
+    A session starts with what holds beyond the moment it was said, and nothing it has to
+    guess the meaning of. Handed: a rule a person confirmed or that graduated by repetition;
+    a correction that says it holds (`ai.scope`: "always", "in this repo", a condition such
+    as "before committing") or names a choice of a declared slot's value ("use pnpm, not
+    npm": a tool choice holds until replaced); a stated preference about the user that is not
+    a wish for now. Held back, with the reason: `fragment`, `question`, `one_off` ("do not
+    write code yet"), `dangling` ("always do this"), `unsaid` (nothing says it stands).
+    """
+    text = rule.text
+    if not is_instruction(text):
+        return "question" if questions([text])[0] else "fragment"
+    if isinstance(rule, CurrentRule) and rule.status == "rule":
+        return None
+    scope = _scope(text)
+    if isinstance(rule, StandingPreference):
+        return "one_off" if scope is Scope.ONE_OFF else None
+    if scope is Scope.STANDING:
+        return None
+    if scope is Scope.UNSAID and vocabulary().valued_in(text):
+        return None
+    return str(scope.value)
+
+
+@lru_cache(maxsize=4096)
+def _scope(text: str) -> Scope:
+    return scopes([text])[0]
 
 
 @lru_cache(maxsize=4096)

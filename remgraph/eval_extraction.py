@@ -45,7 +45,7 @@ from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
 from ingest.normalize import truncate
 from ingest.pipeline import ingest_paths
-from recall.rules import read_current_rules
+from recall.rules import InForce, read_current_rules, read_held_back
 from remgraph.eval_isolation import EvalIsolation
 from remgraph.eval_scenarios import (
     GraphQLClient,
@@ -320,32 +320,40 @@ async def session_start_rules(
 ) -> dict[str, Any]:
     """What a session-start hook would inject (`rules(project)`), and how much of it is right.
 
-    A rule is right when it matches a labelled rule (a standing instruction).
+    A rule is right when it matches a labelled rule (a standing instruction). The rules in
+    force that are held back (`recall.rules.held_back`) are listed with why, and how many of
+    them were labelled rules (what the filter cost).
     """
-    rules = await read_current_rules(db, [project], now_ms=to_ms(end), limit=None)
+    at = to_ms(end)
+    rules = await read_current_rules(db, [project], now_ms=at, limit=None)
+    held = await read_held_back(db, [project], now_ms=at)
     by_id = {i.id: i for i in items}
     kind = {lab.id: lab.kind for lab in labels.items}
-    rows: list[dict[str, Any]] = []
-    right = 0
-    for r in rules:
+
+    def row(r: InForce, why: str | None) -> dict[str, Any]:
         matched = [lab for lab in m.labels_of(r.id) if kind[lab] == "rule"]
-        right += bool(matched)
         it = by_id.get(r.id)
-        rows.append(
-            {
-                "id": r.id,
-                "status": r.status,
-                "confidence": None if it is None else round(it.confidence, 3),
-                "right": bool(matched),
-                "labels": matched,
-                "text": r.text[:TEXT_CHARS],
-            }
-        )
+        out = {
+            "id": r.id,
+            "status": r.status,
+            "confidence": None if it is None else round(it.confidence, 3),
+            "right": bool(matched),
+            "labels": matched,
+            "text": r.text[:TEXT_CHARS],
+        }
+        return out if why is None else {**out, "why": why}
+
+    rows = [row(r, None) for r in rules]
+    held_rows = [row(r, why) for r, why in held]
+    right = sum(r["right"] for r in rows)
     return {
         "served": len(rows),
         "right": right,
         "precision": round(right / len(rows), 4) if rows else None,
         "rules": rows,
+        "held_back": len(held_rows),
+        "held_back_right": sum(r["right"] for r in held_rows),
+        "held_back_rules": held_rows,
     }
 
 
@@ -569,7 +577,8 @@ def markdown(outcome: ExtractionOutcome) -> str:
         "",
         f"Session-start rules (`rules(project)`, what a hook injects): "
         f"{outcome.session_start['right']} of {outcome.session_start['served']} are labelled "
-        "standing instructions.",
+        f"standing instructions; {outcome.session_start['held_back']} more in force were held "
+        f"back, {outcome.session_start['held_back_right']} of them labelled rules.",
         "",
     ]
     return "\n".join(lines)

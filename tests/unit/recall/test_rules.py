@@ -1,6 +1,7 @@
 import pytest
 
-from recall.rules import is_instruction
+from graph.models import Correction, Fact
+from recall.rules import CurrentRule, StandingPreference, held_back, is_instruction
 
 
 @pytest.mark.parametrize(
@@ -15,3 +16,37 @@ from recall.rules import is_instruction
 )
 def test_only_instructions_are_handed_to_a_session(text, kept):
     assert is_instruction(text) is kept
+
+
+def _correction(text: str, status: str = "correction") -> CurrentRule:
+    c = Correction(id="c", project="p", rule_text=text, status=status)
+    return CurrentRule(correction=c, status=status, effective_weight=0.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Run the tests before committing.", None),
+        ("Use pnpm, not npm.", None),
+        ("Do not write code yet.", "one_off"),
+        ("Always do this.", "dangling"),
+        ("Rename the function.", "unsaid"),
+        ("In how telemetry", "fragment"),
+        ("Can you check the logs?", "question"),
+    ],
+)
+def test_a_session_is_handed_only_confident_standing_instructions(text, why):
+    assert held_back(_correction(text)) == why
+
+
+def test_a_confirmed_rule_is_handed_whatever_its_wording():
+    assert held_back(_correction("Rename the function.", status="rule")) is None
+    assert held_back(_correction("In how telemetry", status="rule")) == "fragment"
+
+
+def test_a_stated_preference_is_handed_unless_it_is_a_wish_for_now():
+    def pref(text: str) -> StandingPreference:
+        return StandingPreference(fact=Fact(id="f", project="p", kind="preference", statement=text))
+
+    assert held_back(pref("I am vegetarian.")) is None
+    assert held_back(pref("For now, keep the answers short.")) == "one_off"
