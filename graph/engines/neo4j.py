@@ -33,9 +33,9 @@ class _NotificationsToDebug(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.levelno, record.levelname = logging.DEBUG, "DEBUG"
-        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG) or any(
-            h.level <= logging.DEBUG for h in logging.getLogger().handlers
-        )
+        # a handler at NOTSET (as `basicConfig` makes) passes what its logger lets through:
+        # only the logger's own level says whether debug records are wanted
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
 
 
 _NOTIFICATIONS = logging.getLogger("neo4j.notifications")
