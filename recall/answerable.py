@@ -19,13 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 from core.text import search_tokens
 from graph.kinds import ItemKind
+from graph.models import Role
 from recall.items import Ranked
 from recall.understand import QueryIntent
 
 __all__ = ["Answerability", "answerability"]
+
+_ROLES = frozenset(get_args(Role))
+"""Speakers that are roles, not people ("user", "assistant"): a question that names one ("should
+I ask the user first?") does not ask what that person said, so the speaker contrast is off."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ def _coverage(terms: frozenset[str], text: str) -> float:
 
 def answerability(intent: QueryIntent, items: Sequence[Ranked], *, top: int = 5) -> Answerability:
     """How likely `items` (best first) answer the question `intent` was read from."""
-    names = {t for s in intent.speakers for t in search_tokens(s)}
+    names = {t for s in intent.speakers if s.lower() not in _ROLES for t in search_tokens(s)}
     terms = frozenset(t for t in search_tokens(intent.keyword_query) if t not in names)
     head = list(items[:top])
     if not head or not terms:
@@ -50,9 +56,9 @@ def answerability(intent: QueryIntent, items: Sequence[Ranked], *, top: int = 5)
     cover = [_coverage(terms, r.candidate.text) for r in head]
     best = max(cover)
     reasons = {"coverage": round(best, 4)}
-    if not intent.speakers:
+    named = {s.lower() for s in intent.speakers} - _ROLES
+    if not named:
         return Answerability(round(best, 4), reasons)
-    named = {s.lower() for s in intent.speakers}
     said = [
         (c, r.candidate.speaker.lower() in named)
         for c, r in zip(cover, head, strict=True)

@@ -48,3 +48,15 @@ def test_no_items_or_no_overlap_means_nothing_known() -> None:
     assert off.score == 0.0
     on = answerability(intent, [_turn("The exporter uses the httpx client.", "user")])
     assert on.score > off.score
+
+
+def test_a_role_named_in_the_question_is_no_speaker_to_contrast() -> None:
+    # "the user" is a role in a coding history, not a person whose words are asked for
+    intent = understand("should i ask the user before going ahead?", speakers=("user", "assistant"))
+    items = [
+        _turn("Go ahead without asking me before the obvious next step.", "user"),
+        _turn("Before going ahead I will ask you.", "assistant"),
+    ]
+    a = answerability(intent, items)
+    assert "other_coverage" not in a.reasons
+    assert a.score == a.reasons["coverage"]
