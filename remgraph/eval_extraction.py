@@ -8,7 +8,9 @@ matched against the labels file (`remgraph.extraction_labels`) by meaning and pr
 (`remgraph.extraction_metrics`). The labels' questions then go through the same app's GraphQL
 `context`, as an agent asks them, and are judged by the `eval scenarios` pass rule, plus: does a
 distilled item carry the answer in the top 5, does an unrelated rule take a top-3 place, and how
-well `answerable` separates answered questions from the others (AUC).
+well `answerable` separates the questions whose answer is in the top 5 from the rest: the
+labelled questions it misses and the labels' `unanswerable` questions (asked of a history that
+does not hold their answer) are the negatives (AUC).
 
 Record time is the history's time: the clock is frozen one minute after the history's last
 message while it is ingested, consolidated and asked, so a new session "right after" the history
@@ -99,7 +101,8 @@ TEXT_CHARS = 240
 
 _CONTEXT = (
     "query Ask($query: String!, $project: String!) { context(query: $query, project: $project) "
-    "{ __typename ... on ContextPayload { answerable items { id kind text score } } "
+    "{ __typename ... on ContextPayload { answerable answerableWhy { name value } "
+    "items { id kind text score why { name value } } } "
     "... on InvalidInput { field message } ... on Forbidden { message } } }"
 )
 
@@ -360,13 +363,38 @@ async def session_start_rules(
 # --- questions -------------------------------------------------------------------------------
 
 
-async def _ask(client: GraphQLClient, project: str, query: str) -> tuple[list[Item], float]:
+@dataclass(frozen=True)
+class _Asked:
+    """One `context` answer: its items, `answerable` and what it rests on, each item's signals."""
+
+    items: list[Item]
+    answerable: float
+    reasons: dict[str, float]
+    signals: list[dict[str, float]]
+
+    def top(self, n: int) -> list[dict[str, Any]]:
+        """The first `n` items as the report lists them."""
+        return [
+            {
+                "rank": r,
+                "kind": i.kind,
+                "score": round(i.score, 4),
+                "text": i.text[:160],
+                "why": {k: round(v, 4) for k, v in w.items()},
+            }
+            for r, (i, w) in enumerate(zip(self.items[:n], self.signals, strict=False), start=1)
+        ]
+
+
+async def _ask(client: GraphQLClient, project: str, query: str) -> _Asked:
     data = await client.call(_CONTEXT, {"query": query, "project": project}, "context")
     items = [
         Item(kind=str(i["kind"]), text=str(i["text"]), score=float(i["score"]), id=str(i["id"]))
         for i in data["items"]
     ]
-    return items, float(data["answerable"])
+    signals = [{str(w["name"]): float(w["value"]) for w in i["why"]} for i in data["items"]]
+    reasons = {str(w["name"]): float(w["value"]) for w in data["answerableWhy"]}
+    return _Asked(items, float(data["answerable"]), reasons, signals)
 
 
 def _carries(items: Sequence[Item], expect: Sequence[str], kinds: Sequence[str] | None) -> bool:
@@ -396,7 +424,8 @@ async def ask_questions(client: GraphQLClient, project: str, labels: Labels, m: 
     """Every question through `context`; the verdicts and their summary."""
     details: list[dict[str, Any]] = []
     for q in labels.questions:
-        items, answerable = await _ask(client, project, q.query)
+        asked = await _ask(client, project, q.query)
+        items = asked.items
         verdict = judge(q, items)
         any_kind = _carries(items[:ANSWER_TOP], q.expect_any, None)
         distilled = _carries(items[:ANSWER_TOP], q.expect_any, DISTILLED_KINDS)
@@ -410,15 +439,15 @@ async def ask_questions(client: GraphQLClient, project: str, labels: Labels, m: 
                 "answer_top5_any": any_kind,
                 "answer_top5_distilled": distilled,
                 "unrelated_rules_top3": unrelated,
-                "answerable": round(answerable, 4),
-                "items": [
-                    {"rank": r, "kind": i.kind, "score": round(i.score, 4), "text": i.text[:160]}
-                    for r, i in enumerate(items[: max(q.top, ANSWER_TOP)], start=1)
-                ],
+                "answerable": round(asked.answerable, 4),
+                "answerable_why": asked.reasons,
+                "items": asked.top(max(q.top, ANSWER_TOP)),
             }
         )
+    unknown = [await _ask_unanswerable(client, project, q.id, q.query) for q in labels.unanswerable]
     pos = [float(d["answerable"]) for d in details if d["answer_top5_any"]]
     neg = [float(d["answerable"]) for d in details if not d["answer_top5_any"]]
+    neg += [float(d["answerable"]) for d in unknown]
     return {
         "total": len(details),
         "passed": sum(d["passed"] for d in details),
@@ -426,7 +455,23 @@ async def ask_questions(client: GraphQLClient, project: str, labels: Labels, m: 
         "answer_top5_distilled": sum(d["answer_top5_distilled"] for d in details),
         "unrelated_rule_top3": sum(bool(d["unrelated_rules_top3"]) for d in details),
         "answerable_auc": auc(pos, neg),
+        "answerable_auc_negatives": len(neg),
         "details": details,
+        "unanswerable": unknown,
+    }
+
+
+async def _ask_unanswerable(
+    client: GraphQLClient, project: str, qid: str, query: str
+) -> dict[str, Any]:
+    """A question the history does not answer: what `answerable` said, and the top items."""
+    asked = await _ask(client, project, query)
+    return {
+        "id": qid,
+        "query": query,
+        "answerable": round(asked.answerable, 4),
+        "answerable_why": asked.reasons,
+        "items": asked.top(ANSWER_TOP),
     }
 
 
@@ -573,7 +618,9 @@ def markdown(outcome: ExtractionOutcome) -> str:
         f"Questions: {q['passed']}/{q['total']} pass as written; a distilled item carries the "
         f"answer in the top {ANSWER_TOP} for {q['answer_top5_distilled']}, any item for "
         f"{q['answer_top5_any']}; an unrelated rule in the top {RULE_TOP} for "
-        f"{q['unrelated_rule_top3']}; `answerable` AUC {_fmt(q['answerable_auc'])}.",
+        f"{q['unrelated_rule_top3']}; `answerable` AUC {_fmt(q['answerable_auc'])} "
+        f"({q['answerable_auc_negatives']} negatives, {len(q['unanswerable'])} of them "
+        "unanswerable questions).",
         "",
         f"Session-start rules (`rules(project)`, what a hook injects): "
         f"{outcome.session_start['right']} of {outcome.session_start['served']} are labelled "

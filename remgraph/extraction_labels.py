@@ -80,6 +80,19 @@ class Question(CheckSpec):
     answers: tuple[str, ...] = ()
 
 
+class Unanswerable(BaseModel):
+    """A question a session could ask that the history does not answer (a known unknown).
+
+    `answerable` should score it low: it is a negative of the AUC beside the labelled
+    questions whose answer the top items miss.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    id: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+
+
 class Labels(BaseModel):
     """A whole labels file."""
 
@@ -91,6 +104,7 @@ class Labels(BaseModel):
     notes: str = ""
     items: tuple[LabelItem, ...]
     questions: tuple[Question, ...] = ()
+    unanswerable: tuple[Unanswerable, ...] = ()
 
     @model_validator(mode="after")
     def _ids(self) -> Labels:

@@ -57,6 +57,14 @@ async def test_a_labelled_slice_is_scored_and_no_unrelated_rule_opens_an_answer(
     assert q["total"] >= 1
     assert q["unrelated_rule_top3"] == 0, [d["unrelated_rules_top3"] for d in q["details"]]
     assert data["session_start_rules"]["served"] == len(data["session_start_rules"]["rules"])
+    start = data["session_start_rules"]
+    assert start["held_back"] == len(start["held_back_rules"])
+    assert all(r["why"] for r in start["held_back_rules"])
+    # the unanswerable questions are asked too, and are negatives of the AUC
+    unknown = q["unanswerable"]
+    assert len(unknown) >= 10 and all(u["items"] for u in unknown)
+    assert q["answerable_auc_negatives"] >= len(unknown)
+    assert q["answerable_auc"] is not None
     assert "| rule |" in markdown(out)
     if engine_settings.engine is Engine.NEO4J:
         assert data["meta"]["isolation"]["mode"] != "scratch graph"

@@ -122,6 +122,16 @@ def _sim(table):
     return lambda it, lab: table.get((it.id, lab.id), 0.0)
 
 
+def test_unanswerable_questions_are_read_and_an_empty_query_named(tmp_path):
+    p = tmp_path / "l.json"
+    base = {"corpus": "x", "project": "x", "items": []}
+    p.write_text(json.dumps(base | {"unanswerable": [{"id": "u01", "query": "which ci?"}]}))
+    assert [u.query for u in load_labels(p).unanswerable] == ["which ci?"]
+    p.write_text(json.dumps(base | {"unanswerable": [{"id": "u01", "query": ""}]}))
+    with pytest.raises(LabelsError, match=r"unanswerable\.0\.query"):
+        load_labels(p)
+
+
 def test_a_match_needs_the_meaning_and_a_shared_message_unless_the_meaning_is_very_close(
     tmp_path,
 ):
