@@ -3,8 +3,9 @@
 A request hands its record to `ContextQueryRecorder.submit` (no I/O, never blocks, never raises);
 a task started with the app writes everything pending every `interval_s` seconds, or as soon as
 `batch_size` records wait, with one `context_query.record_many` write per batch. When the buffer
-is full, new records are dropped and counted; a failed write is logged and counted, and the API
-keeps serving. `stop()` (the app's shutdown) writes what is left.
+is full, new records are dropped and counted; a batch whose write fails is written again record
+by record, so only the records that cannot be stored are lost, each logged and counted, and the
+API keeps serving. `stop()` (the app's shutdown) writes what is left.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 from collections import deque
 from dataclasses import dataclass
 
+from graph.errors import GraphUnavailableError
 from graph.repositories.context_queries import ContextQueryRecord, ContextQueryRepository
 
 log = logging.getLogger("remgraph.api")
@@ -110,23 +112,39 @@ class ContextQueryRecorder:
                 batch = [self._pending.popleft() for _ in range(n)]
                 self._writing = n
                 try:
-                    await self._repo.record_many(batch)
-                except Exception as e:  # a failed write (any kind) must never stop the API
-                    self._failed += n
-                    log.warning(
-                        "could not record %d context quer%s (requests %s): %s: %s",
-                        n,
-                        "y" if n == 1 else "ies",
-                        ",".join(r.request_id for r in batch[:3]) + (",..." if n > 3 else ""),
-                        type(e).__name__,
-                        e,
-                    )
-                else:
-                    written += n
-                    self._written += n
+                    written += await self._write(batch)
                 finally:
                     self._writing = 0
         return written
+
+    async def _write(self, batch: list[ContextQueryRecord]) -> int:
+        """Write `batch` in one write, or record by record if that fails; returns how many.
+
+        One bad record (one tenant's odd input) then loses only itself; an outage fails the
+        batch at once, with one warning.
+        """
+        try:
+            await self._repo.record_many(batch)
+        except Exception as e:  # a failed write (any kind) must never stop the API
+            if len(batch) == 1 or isinstance(e, GraphUnavailableError):  # an outage: no retries
+                self._failed += len(batch)
+                self._warn(batch, e)
+                return 0
+            return sum([await self._write([r]) for r in batch])
+        self._written += len(batch)
+        return len(batch)
+
+    @staticmethod
+    def _warn(batch: list[ContextQueryRecord], e: Exception) -> None:
+        n = len(batch)
+        log.warning(
+            "could not record %d context quer%s (requests %s): %s: %s",
+            n,
+            "y" if n == 1 else "ies",
+            ",".join(r.request_id for r in batch[:3]) + (",..." if n > 3 else ""),
+            type(e).__name__,
+            e,
+        )
 
     def start(self) -> None:
         """Start the background flusher (inside a running event loop)."""

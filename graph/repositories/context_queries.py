@@ -12,6 +12,7 @@ from core.timeutil import OPEN, from_ms, now_ms, to_ms
 from graph.cypher import Q
 from graph.db import GraphDB
 from graph.kinds import ItemKind
+from graph.records import storable_text
 
 _RECORD_MANY = Q("context_query.record_many")
 _RECENT = Q("context_query.recent")
@@ -120,7 +121,7 @@ class ContextQueryRepository:
                 {
                     "id": qid,
                     "project": r.project,
-                    "text": r.query[:2000],
+                    "text": storable_text(r.query[:2000]),
                     "at": r.at_ms,
                     "principal": r.principal,
                     "item_ids": [i.id for i in r.items],

@@ -207,3 +207,42 @@ async def test_a_batch_being_written_still_counts_as_pending(graph_db):
     repo.gate.set()
     assert await flushing == 3
     assert (recorder.stats.pending, recorder.stats.written) == (0, 3)
+
+
+async def test_one_bad_record_loses_only_itself_and_a_nul_byte_is_kept_out(graph_db, caplog):
+    # one tenant's request with a NUL byte shares a batch with another tenant's five
+    repo = ContextQueryRepository(graph_db)
+    recorder = ContextQueryRecorder(repo, interval_s=3600)
+    good = _records(5, project="alpha", prefix="fine")
+    bad = _records(1, project="beta", prefix="nul\x00byte")
+    for rec in [*good[:2], *bad, *good[2:]]:
+        assert recorder.submit(rec)
+    assert await recorder.flush() == 6
+    assert sorted(q.query for q in await repo.recent("alpha")) == [f"fine {i}" for i in range(5)]
+    [stored] = await repo.recent("beta")
+    assert "\x00" not in stored.query
+    assert stored.query.startswith("nul")
+
+
+async def test_a_batch_that_fails_is_written_record_by_record(graph_db, caplog):
+    # a principal that cannot be encoded (a lone surrogate) fails its write on either engine
+    repo = ContextQueryRepository(graph_db)
+    recorder = ContextQueryRecorder(repo, interval_s=3600)
+    records = _records(4, prefix="each")
+    unencodable = ContextQueryRecord(
+        project="alpha",
+        query="unencodable",
+        items=(ContextItemRef("trn_alpha_0", "turn", 1, 0.5),),
+        at_ms=now_ms(),
+        principal="key-\ud800",
+        request_id="bad",
+    )
+    for rec in [*records[:2], unencodable, *records[2:]]:
+        recorder.submit(rec)
+    with caplog.at_level(logging.WARNING, logger="remgraph.api"):
+        assert await recorder.flush() == 4
+    assert recorder.stats.failed == 1
+    assert sorted(q.query for q in await repo.recent("alpha", limit=10)) == [
+        f"each {i}" for i in range(4)
+    ]
+    assert any("requests bad" in r.getMessage() for r in caplog.records)
