@@ -116,12 +116,33 @@ class _Router(GraphQLRouter[Context, None]):
     """
 
     def decode_json(self, data: str | bytes) -> object:
-        value = super().decode_json(data)
+        try:
+            value = super().decode_json(data)
+        except RecursionError as e:
+            raise BadBodyError(
+                "request body nests too deeply to read (JSON arrays or objects)"
+            ) from e
+        except ValueError as e:
+            if isinstance(e, json.JSONDecodeError):
+                raise
+            # e.g. an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            raise BadBodyError(f"request body holds a value that cannot be read: {e}") from e
         if not isinstance(value, dict | list):
             text = data.decode(errors="replace") if isinstance(data, bytes) else data
             raise json.JSONDecodeError("expected a JSON object", text, 0)
         _refuse_lone_surrogates(value)
         return value
+
+
+class BadBodyError(ValueError):
+    """A JSON body that cannot be read as a value: the client's error (400, one line)."""
+
+
+def _bad_request(message: str) -> JSONResponse:
+    return JSONResponse(
+        {"errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]},
+        status_code=400,
+    )
 
 
 def _refuse_lone_surrogates(value: object) -> None:
@@ -301,18 +322,15 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
     @app.exception_handler(UnicodeDecodeError)
     async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:
         """A body that is not UTF-8 text is the client's error (400), not the server's (500)."""
-        return JSONResponse(
-            {
-                "errors": [
-                    {
-                        "message": f"request body is not valid UTF-8 JSON ({exc.reason}"
-                        + (f" at byte {exc.start})" if exc.object else ")"),
-                        "extensions": {"code": "BAD_REQUEST"},
-                    }
-                ]
-            },
-            status_code=400,
+        return _bad_request(
+            f"request body is not valid UTF-8 JSON ({exc.reason}"
+            + (f" at byte {exc.start})" if exc.object else ")")
         )
+
+    @app.exception_handler(BadBodyError)
+    async def unreadable_body(request: Request, exc: BadBodyError) -> JSONResponse:
+        """A body nested too deeply or holding an unreadable number: 400, one line."""
+        return _bad_request(str(exc))
 
     app.add_middleware(BodyLimit, max_bytes=cfg.api.max_body_bytes)
     if graphiql_enabled(cfg.api.graphiql, cfg.api.host):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterator
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, IntValueNode, Visitor, visit
 from strawberry.extensions import (
     AddValidationRules,
     MaskErrors,
@@ -113,6 +115,48 @@ class _Schema(strawberry.Schema):
                 log.info("request %s refused: %s", rid, " ".join(error.message.split()))
 
 
+_INT_DIGITS = 10
+"""A GraphQL `Int` is 32 bits: at most 10 digits (2,147,483,647) and a sign."""
+
+
+_LONG_DIGITS = re.compile(rf"\d{{{_INT_DIGITS + 1},}}")
+
+
+class _IntLiterals(Visitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[GraphQLError] = []
+
+    def enter_int_value(self, node: IntValueNode, *_args: object) -> None:
+        digits = len(node.value.lstrip("-"))
+        if digits > _INT_DIGITS:
+            self.errors.append(
+                GraphQLError(f"Int cannot represent a {digits}-digit value (32 bits at most)", node)
+            )
+
+
+class IntCheckedValidationCache(ValidationCache):
+    """strawberry's validation cache, refusing first an `Int` literal longer than 32 bits.
+
+    Python refuses to convert an integer string of more than 4,300 digits, so a 5,000-digit
+    literal was an internal error instead of the client's. Validation rules run side by side
+    and the cache validates whatever ran before it, so the check sits in front of the cache: a
+    document with an oversized literal is answered with that error and never validated. A
+    document without a long run of digits costs one regular-expression scan.
+    """
+
+    def on_validate(self) -> Iterator[None]:
+        ec = self.execution_context
+        if ec.query and ec.graphql_document is not None and _LONG_DIGITS.search(ec.query):
+            found = _IntLiterals()
+            visit(ec.graphql_document, found)
+            if found.errors:
+                ec.pre_execution_errors = found.errors
+                yield
+                return
+        yield from super().on_validate()
+
+
 def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
     """The schema with the limits of `settings.api` and LRU caches for parsing and validation.
 
@@ -133,7 +177,7 @@ def build_schema(settings: ApiSettings | None = None) -> strawberry.Schema:
             lambda: AddValidationRules(list(rules)),
             lambda: MaxTokensLimiter(max_token_count=section.max_tokens),
             lambda: ParserCache(maxsize=PARSE_CACHE_SIZE),
-            lambda: ValidationCache(maxsize=VALIDATION_CACHE_SIZE),
+            lambda: IntCheckedValidationCache(maxsize=VALIDATION_CACHE_SIZE),
             MaskWithRequestId,
         ],
     )

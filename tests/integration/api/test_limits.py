@@ -54,3 +54,26 @@ async def test_page_size_over_the_maximum_is_invalid_input(client, keys):
         keys["alpha"],
     )
     assert r.json()["data"]["sessions"] == {"__typename": "InvalidInput", "field": "first"}
+
+
+async def test_a_deeply_nested_or_huge_number_body_is_a_one_line_400(client, keys):
+    h = {"Authorization": f"Bearer {keys['alpha']}", "Content-Type": "application/json"}
+    nested = b'{"query": "{ __typename }", "variables": {"a": ' + b"[" * 5000 + b"]" * 5000
+    r = await client.post("/graphql", content=nested + b"}}", headers=h)
+    assert r.status_code == 400
+    assert "nests too deeply" in r.json()["errors"][0]["message"]
+    digits = b"9" * 5000
+    body = b'{"query": "query($n: Int) { __typename }", "variables": {"n": ' + digits + b"}}"
+    r = await client.post("/graphql", content=body, headers=h)
+    assert r.status_code == 400
+    message = r.json()["errors"][0]["message"]
+    assert "cannot be read" in message
+    assert "\n" not in message
+    literal = "{ sessions(first: " + "9" * 5000 + ") { __typename } }"
+    body = (await gql(client, literal, keys["alpha"])).json()
+    assert (
+        body["errors"][0]["message"] == "Int cannot represent a 5000-digit value (32 bits at most)"
+    )
+    # the server keeps answering
+    ok = await gql(client, "{ __typename }", keys["alpha"])
+    assert ok.status_code == 200
