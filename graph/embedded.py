@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.process import pid_alive
 from graph.config import EmbeddedSettings
 from graph.errors import EngineStartError
 
@@ -49,21 +50,6 @@ class ServerStatus:
     port: int
     data_dir: Path
     aof_bytes: int
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie child still "exists"; treat it as dead
-    with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        if stat.split(")")[-1].split()[0] == "Z":
-            return False
-    return True
 
 
 BUSY = b"(busy)"
@@ -188,9 +174,7 @@ class EmbeddedServer:
         """Whether the server for this data dir runs and answers."""
         pid = self._read_pid()
         running = (
-            pid is not None
-            and _pid_alive(pid)
-            and _ping(self.socket_path, password=self.password())
+            pid is not None and pid_alive(pid) and _ping(self.socket_path, password=self.password())
         )
         aof = self.data_dir / "appendonlydir"
         size = sum(f.stat().st_size for f in aof.glob("*")) if aof.is_dir() else 0
@@ -245,7 +229,7 @@ class EmbeddedServer:
             return False
         self._check_data_dir()
         pid = self._read_pid()
-        if pid is not None and _pid_alive(pid):
+        if pid is not None and pid_alive(pid):
             # a server of ours runs but does not answer yet (starting, or loading a big AOF)
             self._wait_ready(pid)
             return False
@@ -342,7 +326,7 @@ class EmbeddedServer:
         out = []
         for f in self._lease_dir.glob("*"):
             pid = f.name.split("-", 1)[0]
-            if pid.isdigit() and _pid_alive(int(pid)):
+            if pid.isdigit() and pid_alive(int(pid)):
                 out.append(f)
             else:
                 f.unlink(missing_ok=True)
@@ -400,7 +384,7 @@ class EmbeddedServer:
         while time.monotonic() < deadline:
             if _ping(self.socket_path, password=password):
                 return
-            if not _pid_alive(pid):
+            if not pid_alive(pid):
                 if self._proc is not None:
                     self._proc.wait()
                 raise EngineStartError(f"embedded FalkorDB exited during start: {self._log_tail()}")
@@ -420,7 +404,7 @@ class EmbeddedServer:
     def stop(self, timeout_s: float = 30.0) -> bool:
         """Shut the server down cleanly (AOF flushed); return True if it was running."""
         pid = self._read_pid()
-        if pid is None or not _pid_alive(pid):
+        if pid is None or not pid_alive(pid):
             self.pid_file.unlink(missing_ok=True)
             return False
         with contextlib.suppress(ProcessLookupError):
@@ -429,7 +413,7 @@ class EmbeddedServer:
         while time.monotonic() < deadline:
             if self._proc is not None and self._proc.poll() is not None:
                 break
-            if self._proc is None and not _pid_alive(pid):
+            if self._proc is None and not pid_alive(pid):
                 break
             time.sleep(0.02)
         else:
@@ -451,5 +435,5 @@ class EmbeddedServer:
                 self._proc.wait(timeout=10)
             else:
                 deadline = time.monotonic() + 10
-                while _pid_alive(pid) and time.monotonic() < deadline:
+                while pid_alive(pid) and time.monotonic() < deadline:
                     time.sleep(0.02)

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ai.embed import Embedder, Vectors
+from core.process import owner_is_gone, process_owner
 from core.timeutil import now_ms
 from graph.db import GraphDB
 from graph.repositories import TurnRepository
@@ -65,20 +65,6 @@ class BacklogReport:
     ran: bool = True
     """False when another process held the lock and `wait` was False."""
     failures: list[str] = field(default_factory=list)
-
-
-def _dead_here(owner: str) -> bool:
-    """Whether `owner` is a drain of a process on this host that no longer exists."""
-    parts = owner.split(":")
-    if len(parts) != 4 or parts[0] != "backlog" or parts[1] != socket.gethostname():
-        return False
-    try:
-        os.kill(int(parts[2]), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, ValueError):
-        return False
-    return False
 
 
 def lower_priority(nice: int) -> None:
@@ -149,12 +135,12 @@ async def drain_backlog(
     if not any((await backlog_status(db)).values()):
         return rep  # nothing pending: no lock write (a `--watch` poll comes here every second)
     jobs = JobRepository(db)
-    owner = f"backlog:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    owner = process_owner(f"backlog-{uuid.uuid4().hex[:8]}")
     while True:
         got, holder = await jobs.try_lock(LOCK_ID, owner, now_ms=now_ms(), ttl_ms=_TTL_MS)
         if got:
             break
-        if _dead_here(holder):  # a killed drain on this machine: no need to wait for expiry
+        if owner_is_gone(holder):  # a killed drain on this machine: no need to wait for expiry
             await jobs.drop_lock(LOCK_ID, holder)
             continue
         if not wait:
