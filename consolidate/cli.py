@@ -139,6 +139,17 @@ def run(
         review = sys.stdin.isatty()
     if auto or review:
         asyncio.run(_walk(s, project, auto))
+    _exit_if_locked(report)
+
+
+def _exit_if_locked(report: CycleReport) -> None:
+    """Exit 1 with one line when a job did not run because another live run holds its lock."""
+    locked = [r.job for r in report.reports if r.status == "skipped"]
+    if locked:
+        typer.echo(
+            f"not run: {', '.join(locked)} (locked by another run that is still going)", err=True
+        )
+        raise typer.Exit(1)
 
 
 async def _undo(s: ConsolidateSettings, run_id: str) -> list[str]:
@@ -166,6 +177,7 @@ def job_cmd(
     _print_cycle(report)
     if any(r.status == "failed" for r in report.reports):
         raise typer.Exit(1)
+    _exit_if_locked(report)
 
 
 async def _status(s: ConsolidateSettings, project: str) -> None:

@@ -32,6 +32,7 @@ from consolidate.models import (
 from consolidate.report import recommendation, write_report
 from consolidate.schedule import Due, is_due, next_cron
 from core.ids import make_id
+from core.process import owner_is_gone, process_owner
 from graph.db import GraphDB
 from graph.errors import InvalidInputError
 from graph.models import JobRun, RemState, utc_now
@@ -96,7 +97,7 @@ async def run_job(
     cfg = settings.consolidate
     now = now or utc_now()
     run_id = make_id("job_run", project, name, now.isoformat(), uuid.uuid4().hex)
-    owner = owner or run_id
+    owner = owner or process_owner(run_id)
     jobs = JobRepository(db)
     ctx = JobContext(
         db=db,
@@ -109,7 +110,7 @@ async def run_job(
     )
     lid = lock_id(project, name)
     ttl_ms = int(cfg.lock_ttl_s * 1000)
-    if not await jobs.acquire_lock(lid, owner, now_ms=ctx.now_ms, ttl_ms=ttl_ms):
+    if not await _take_lock(jobs, lid, owner, now_ms=ctx.now_ms, ttl_ms=ttl_ms):
         log.info("job %s (%s) skipped: another run holds the lock", name, project)
         return JobReport(
             job=name,
@@ -254,7 +255,23 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-ABANDONED = "abandoned: the run stopped before it finished (process killed); its lock expired"
+ABANDONED = "abandoned: the run stopped before it finished (its process was killed)"
+
+
+async def _take_lock(
+    jobs: JobRepository, lid: str, owner: str, *, now_ms: int, ttl_ms: int
+) -> bool:
+    """Take the job's lock: free, expired, or held by a process of this host that is gone.
+
+    A run killed with `kill -9` leaves its lock behind; waiting out the time-to-live (15 minutes
+    by default) would skip every run until then. Its owner names its host and process
+    (`core.process`), so a run on the same host takes such a lock over at once.
+    """
+    acquired, holder = await jobs.try_lock(lid, owner, now_ms=now_ms, ttl_ms=ttl_ms)
+    if acquired or not owner_is_gone(holder):
+        return acquired
+    log.warning("lock %s: its holder %s is gone; taking it over", lid, holder)
+    return await jobs.take_over_lock(lid, holder, owner, now_ms=now_ms, ttl_ms=ttl_ms)
 
 
 async def _fail_abandoned(jobs: JobRepository, project: str, name: str, now: datetime) -> None:

@@ -14,6 +14,7 @@ from graph.records import (
 
 _ACQUIRE = Q("job.acquire_lock")
 _RELEASE = Q("job.release_lock")
+_TAKE_OVER = Q("job.take_over_lock")
 _DROP = Q("job.drop_lock")
 _PROJECTS = Q("job.projects")
 _UPSERT_RUNS = Q("job.upsert_runs")
@@ -46,6 +47,20 @@ class JobRepository:
         if not rows:
             return False, ""
         return bool(rows[0]["acquired"]), str(rows[0]["owner"] or "")
+
+    async def take_over_lock(
+        self, lock_id: str, stale: str, owner: str, *, now_ms: int, ttl_ms: int
+    ) -> bool:
+        """Take `lock_id` for `owner` from `stale`, a holder known to be gone, if it holds it."""
+        rows = await self._db.write(
+            _TAKE_OVER,
+            lock_id=lock_id,
+            stale=stale,
+            owner=owner,
+            now=now_ms,
+            expires_at=now_ms + ttl_ms,
+        )
+        return bool(rows and rows[0]["acquired"])
 
     async def release_lock(self, lock_id: str, owner: str) -> bool:
         """Release `lock_id` if `owner` still holds it; False when it did not."""

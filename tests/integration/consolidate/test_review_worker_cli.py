@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from api.ports import Consolidator
 from consolidate.cli import rem_app
-from consolidate.runner import run_job
+from consolidate.runner import lock_id, run_job
 from consolidate.service import RemService
 from consolidate.worker import run_worker
 from core.timeutil import now_ms, to_ms
@@ -335,3 +335,23 @@ async def test_link_and_create_lesson_actions(graph_db, rem_settings):
     assert ("les_lonely", found["orphan"]["target_ids"][1]) in pairs
     lessons = {r.lesson.title for r in await RemRepository(graph_db).lessons("p", to_ms(NOW))}
     assert "release pinning" in lessons
+
+
+async def test_a_job_locked_by_a_live_run_is_said_and_exits_non_zero(
+    graph_db, graph_settings, tmp_path, monkeypatch
+):
+    for k, v in _env(graph_settings, tmp_path).items():
+        monkeypatch.setenv(k, v)
+    holder = f"elsewhere/{os.getpid()}/run_live"  # another host's run: never judged gone
+    assert await JobRepository(graph_db).acquire_lock(
+        lock_id("p", "staleness"), holder, now_ms=now_ms(), ttl_ms=600_000
+    )
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(rem_app, list(args), catch_exceptions=False)
+
+    for args in (("job", "staleness", "-p", "p"), ("run", "-p", "p", "--job", "staleness")):
+        res = await asyncio.to_thread(invoke, *args, "--out", str(tmp_path / "out"))
+        assert res.exit_code == 1, res.output
+        assert "not run: staleness (locked by another run" in res.output

@@ -1,5 +1,7 @@
 import asyncio
 import json
+import socket
+import subprocess
 from datetime import timedelta
 
 import pytest
@@ -75,6 +77,46 @@ async def test_a_killed_runs_job_run_is_marked_failed_once_its_lock_lapses(graph
     assert runs["run_killed"].error == ABANDONED
     assert runs["run_killed"].finished_at == later
     assert [r.status for r in runs.values()].count("running") == 0
+
+
+@pytest.fixture
+def pids():
+    """(a live process's pid, a killed and reaped process's pid) on this host."""
+    alive = subprocess.Popen(["sleep", "60"])
+    killed = subprocess.Popen(["sleep", "60"])
+    killed.kill()
+    killed.wait()
+    yield alive.pid, killed.pid
+    alive.kill()
+    alive.wait()
+
+
+async def test_a_lock_held_by_a_killed_process_of_this_host_is_taken_over_at_once(
+    graph_db, rem_settings, pids
+):
+    jobs = JobRepository(graph_db)
+    lid = lock_id("p", "communities")
+    live, dead = pids
+    host = socket.gethostname()
+    # a live holder on this host, and a holder on another host, keep the lock
+    for holder in (f"{host}/{live}/run_live", f"elsewhere/{dead}/run_far"):
+        assert await jobs.acquire_lock(lid, holder, now_ms=to_ms(NOW), ttl_ms=60_000)
+        report = await run_job(
+            "communities", db=graph_db, settings=rem_settings, now=NOW, project="p"
+        )
+        assert report.status == "skipped", holder
+        assert await jobs.release_lock(lid, holder)
+    # the killed run's lock (ttl 15 minutes) and its JobRun "running" are taken over now
+    gone = f"{host}/{dead}/run_killed"
+    assert await jobs.acquire_lock(lid, gone, now_ms=to_ms(NOW), ttl_ms=900_000)
+    await jobs.save_run(
+        JobRun(id="run_killed", project="p", job="communities", run_id="run_killed", started_at=NOW)
+    )
+    report = await run_job("communities", db=graph_db, settings=rem_settings, now=NOW, project="p")
+    assert report.status == "succeeded"
+    runs = {r.id: r for r in await jobs.list_runs("p", "communities")}
+    assert runs["run_killed"].status == "failed"
+    assert runs["run_killed"].error == ABANDONED
 
 
 async def test_concurrent_runs_of_one_job_are_single_flight(graph_db, rem_settings):
