@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from core.timeutil import now_ms, to_ms
 from graph.repositories.api_keys import ALL_PROJECTS, ApiKeyRepository, hash_key
 
 DEFAULT_CACHE_TTL_S = 30.0
@@ -17,6 +18,8 @@ class Principal:
 
     key_id: str
     projects: tuple[str, ...]
+    expires_at_ms: int | None = None
+    """When the key stops working (epoch ms); None: never."""
 
     @property
     def all_projects(self) -> bool:
@@ -45,6 +48,8 @@ def secret_from_headers(authorization: str | None, x_api_key: str | None) -> str
 class KeyResolver:
     """Resolves secrets to principals, caching answers for `ttl_s` (revocation applies within it).
 
+    Expiry is checked on every call, cached or not: an expired key fails at once.
+
     HTTP requests and MCP tool calls both resolve the key of every call through it.
     """
 
@@ -58,10 +63,24 @@ class KeyResolver:
         now = time.monotonic()
         hit = self._cache.get(digest)
         if hit is not None and now - hit[0] < self._ttl_s:
-            return hit[1]
+            return _unexpired(hit[1])
         key = await self._repo.find_by_secret(secret)
-        principal = None if key is None else Principal(key_id=key.id, projects=key.projects)
+        principal = (
+            None
+            if key is None
+            else Principal(
+                key_id=key.id,
+                projects=key.projects,
+                expires_at_ms=None if key.expires_at is None else to_ms(key.expires_at),
+            )
+        )
         if len(self._cache) > 10_000:
             self._cache.clear()
         self._cache[digest] = (now, principal)
         return principal
+
+
+def _unexpired(principal: Principal | None) -> Principal | None:
+    if principal is None or principal.expires_at_ms is None:
+        return principal
+    return principal if now_ms() < principal.expires_at_ms else None

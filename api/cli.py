@@ -18,9 +18,10 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from api.config import ApiSettings
+from core.timeutil import parse_deadline
 from graph.connect import graph_session
 from graph.errors import InvalidInputError
-from graph.models import ApiKey
+from graph.models import ApiKey, utc_now
 from graph.repositories.api_keys import ApiKeyRepository
 
 app = typer.Typer(
@@ -88,12 +89,24 @@ def keys_create(
         list[str], typer.Option("--project", "-p", help="Project slug (repeat; `*` = all)")
     ],
     name: Annotated[str, typer.Option(help="Label")] = "",
+    expires: Annotated[
+        str | None,
+        typer.Option(help="Stop working after a span (90m, 12h, 30d, 2w) or at a time (ISO 8601)"),
+    ] = None,
 ) -> None:
     """Create a key for one or more projects and print its secret once."""
+    until = None
+    if expires is not None:
+        until = parse_deadline(expires, utc_now())
+        if until is None:
+            raise typer.BadParameter(
+                f"{expires!r} is neither a span (90m, 12h, 30d, 2w) nor an ISO 8601 time",
+                param_hint="--expires",
+            )
 
     async def run() -> str:
         async with graph_session(ApiSettings()) as db:
-            key, secret = await ApiKeyRepository(db).create(name, project)
+            key, secret = await ApiKeyRepository(db).create(name, project, expires_at=until)
             return f"{key.id}\t{secret}"
 
     typer.echo(asyncio.run(run()))
@@ -116,12 +129,21 @@ def keys_list(
     # the id whole, never cut or folded, so it can be pasted into `keys revoke`
     width = max((len(k.id) for k in keys), default=2)
     table = Table(
-        Column("id", no_wrap=True, min_width=width), "name", "projects", "created", "revoked"
+        Column("id", no_wrap=True, min_width=width),
+        "name",
+        "projects",
+        "created",
+        "revoked",
+        "expires",
     )
     for k in keys:
-        revoked = k.revoked_at.isoformat(timespec="seconds") if k.revoked_at else ""
         table.add_row(
-            k.id, k.name, ",".join(k.projects), k.created_at.isoformat(timespec="seconds"), revoked
+            k.id,
+            k.name,
+            ",".join(k.projects),
+            k.created_at.isoformat(timespec="seconds"),
+            k.revoked_at.isoformat(timespec="seconds") if k.revoked_at else "",
+            k.expires_at.isoformat(timespec="seconds") if k.expires_at else "",
         )
     Console().print(table)
 
@@ -133,6 +155,7 @@ def _key_row(k: ApiKey) -> dict[str, object]:
         "projects": list(k.projects),
         "created": k.created_at.isoformat(),
         "revoked": k.revoked_at.isoformat() if k.revoked_at else None,
+        "expires": k.expires_at.isoformat() if k.expires_at else None,
     }
 
 

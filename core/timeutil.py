@@ -7,7 +7,8 @@ range comparisons.
 
 Parsing, in one place: `parse_time` reads what transcripts and the API hand in (a datetime, ISO
 8601 text, epoch seconds or milliseconds; a time without a zone is UTC), and `relative_range`
-turns "yesterday", "last month" or "two weeks ago" into a range around a reference time.
+turns "yesterday", "last month" or "two weeks ago" into a range around a reference time;
+`parse_deadline` reads a moment given as a span ahead ("30d") or a time.
 
 Every read of the current time goes through `now_ms()` / `utc_now()` here. `frozen_clock(at)`
 overrides both for the code that runs inside it (a `contextvars` value, so it follows the asyncio
@@ -138,6 +139,22 @@ def parse_time(value: Any) -> datetime | None:
     except (ValueError, OverflowError, OSError):
         return None
     return None
+
+
+_SPAN = re.compile(r"^\s*(\d{1,6})\s*([mhdw])\s*$", re.IGNORECASE)
+_SPAN_UNIT = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1)}
+_SPAN_UNIT["w"] = timedelta(weeks=1)
+
+
+def parse_deadline(value: str, now: datetime) -> datetime | None:
+    """A moment given as a span from `now` ("90m", "12h", "30d", "2w") or as a time (`parse_time`).
+
+    Returns None when `value` is neither.
+    """
+    m = _SPAN.match(value)
+    if m:
+        return now + int(m.group(1)) * _SPAN_UNIT[m.group(2).lower()]
+    return parse_time(value)
 
 
 def parse_ms(value: Any) -> int | None:

@@ -718,3 +718,9 @@ class ApiKey(Temporal):
     """Creation time."""
     revoked_at: UtcDatetime | None = None
     """Revocation time; None while valid."""
+    expires_at: UtcDatetime | None = None
+    """When the key stops working by itself; None: it does not expire."""
+
+    def live(self, at: datetime) -> bool:
+        """Whether the key works at `at`: not revoked and not expired."""
+        return self.revoked_at is None and (self.expires_at is None or at < self.expires_at)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
+from datetime import datetime
 
 from core.ids import make_id
 from core.timeutil import now_ms
@@ -43,20 +44,28 @@ class ApiKeyRepository:
     def __init__(self, db: GraphDB) -> None:
         self._db = db
 
-    async def create(self, name: str, projects: Sequence[str]) -> tuple[ApiKey, str]:
-        """Create a key for `projects` (`*` = all) and return it with its secret (shown once)."""
+    async def create(
+        self, name: str, projects: Sequence[str], *, expires_at: datetime | None = None
+    ) -> tuple[ApiKey, str]:
+        """Create a key for `projects` (`*` = all) and return it with its secret (shown once).
+
+        A key with `expires_at` stops working then by itself (checked on every request).
+        """
         scoped = tuple(dict.fromkeys(p.strip() for p in projects if p.strip()))
         if not scoped:
             raise InvalidInputError("projects", "a key needs at least one project (or `*`)")
         secret = new_secret()
         digest = hash_key(secret)
         now = utc_now()
+        if expires_at is not None and expires_at <= now:
+            raise InvalidInputError("expires", f"{expires_at.isoformat()} is not in the future")
         key = ApiKey(
             id=make_id("api_key", digest),
             name=name,
             projects=scoped,
             key_hash=digest,
             created_at=now,
+            expires_at=expires_at,
             valid_from=now,
             recorded_at=now,
         )
@@ -64,14 +73,14 @@ class ApiKeyRepository:
         return key, secret
 
     async def find_by_secret(self, secret: str) -> ApiKey | None:
-        """The live key with this secret, or None (unknown or revoked)."""
+        """The live key with this secret, or None (unknown, revoked or expired)."""
         if not secret.startswith(KEY_PREFIX):
             return None
         rows = await self._db.read(_FIND_BY_HASH, key_hash=hash_key(secret))
         if not rows:
             return None
         key = api_key_from_record(rows[0]["props"])
-        return None if key.revoked_at is not None else key
+        return key if key.live(utc_now()) else None
 
     async def list(self) -> list[ApiKey]:
         """Every key, revoked ones included, oldest first."""

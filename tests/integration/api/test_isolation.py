@@ -7,8 +7,11 @@ covered here), each with arguments that would reach project B's data if scoping 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from api.schema import build_schema
+from core.timeutil import frozen_clock, utc_now
+from graph.repositories.api_keys import ApiKeyRepository
 from tests.integration.api.conftest import gql
 
 B_MARKERS = ("beta", "Jon", "Gina", "tangerine", "dance")
@@ -133,3 +136,16 @@ async def test_missing_unknown_and_revoked_keys_are_refused(client, keys, graph_
         headers={"X-API-Key": keys["alpha"]},
     )
     assert r.status_code == 200
+
+
+async def test_an_expired_key_is_refused_on_the_next_request_even_when_cached(client, graph_db):
+    start = utc_now()
+    _, secret = await ApiKeyRepository(graph_db).create(
+        "temp", ["alpha"], expires_at=start + timedelta(hours=1)
+    )
+    r = await gql(client, "{ projects { __typename } }", secret)
+    assert r.status_code == 200  # and now the key is in the resolver's cache
+    with frozen_clock(start + timedelta(hours=2)):
+        r = await gql(client, "{ projects { __typename } }", secret)
+        assert r.status_code == 401
+        assert await ApiKeyRepository(graph_db).find_by_secret(secret) is None

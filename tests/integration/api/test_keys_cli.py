@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from typer.testing import CliRunner
@@ -53,3 +54,31 @@ async def test_keys_list_shows_whole_ids_and_revoke_takes_a_unique_prefix(
     assert "starts 2 key ids" in str(shared.exception)
     none = await asyncio.to_thread(invoke, "keys", "revoke", "key_nothing")
     assert "no key id starts with 'key_nothing'" in str(none.exception)
+
+
+async def test_keys_create_takes_an_expiry_as_a_span_or_a_time(
+    graph_db, graph_settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_engine_env(monkeypatch, graph_settings)
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(app, list(args))
+
+    made = await asyncio.to_thread(invoke, "keys", "create", "-p", "alpha", "--expires", "30d")
+    assert made.exit_code == 0, made.output
+    key_id, secret = made.output.strip().split("\t")
+    rows = json.loads((await asyncio.to_thread(invoke, "keys", "list", "--json")).output)
+    [row] = [r for r in rows if r["id"] == key_id]
+    left = datetime.fromisoformat(row["expires"]) - datetime.now(UTC)
+    assert timedelta(days=29) < left <= timedelta(days=30)
+    assert await ApiKeyRepository(graph_db).find_by_secret(secret) is not None
+
+    bad = await asyncio.to_thread(invoke, "keys", "create", "-p", "alpha", "--expires", "soon")
+    assert bad.exit_code == 2
+    assert "neither a span" in bad.output
+    past = await asyncio.to_thread(
+        invoke, "keys", "create", "-p", "alpha", "--expires", "2000-01-01"
+    )
+    assert isinstance(past.exception, InvalidInputError)
+    assert "not in the future" in str(past.exception)

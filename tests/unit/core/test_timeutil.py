@@ -14,6 +14,7 @@ from core.timeutil import (
     from_ms,
     frozen_clock,
     now_ms,
+    parse_deadline,
     to_ms,
     utc_now,
 )
@@ -132,3 +133,14 @@ def test_conversions_round_trip_and_refuse_naive_datetimes() -> None:
     assert end_from_ms(to_ms(JUL)) == JUL
     with pytest.raises(ValueError, match="no time zone"):
         to_ms(datetime(2026, 1, 1))  # noqa: DTZ001  # the naive datetime is the point
+
+
+def test_a_deadline_is_a_span_ahead_or_a_time():
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    assert parse_deadline("90m", now) == now + timedelta(minutes=90)
+    assert parse_deadline(" 30D ", now) == now + timedelta(days=30)
+    assert parse_deadline("2w", now) == now + timedelta(weeks=2)
+    assert parse_deadline("2027-01-01", now) == datetime(2027, 1, 1, tzinfo=UTC)
+    for bad in ("soon", "30", "-3d", "3y", ""):
+        assert parse_deadline(bad, now) is None, bad
+
