@@ -143,4 +143,3 @@ def test_a_deadline_is_a_span_ahead_or_a_time():
     assert parse_deadline("2027-01-01", now) == datetime(2027, 1, 1, tzinfo=UTC)
     for bad in ("soon", "30", "-3d", "3y", ""):
         assert parse_deadline(bad, now) is None, bad
-
