@@ -296,20 +296,25 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         """The graph engine answers and every index (fulltext, vector) is online; else 503.
 
         After a restart the engine answers PING before it has rebuilt its indexes, and a
-        `context` call in that window would fail: ready means the indexes answer too. The body
-        carries the backlog (`turns` without vectors; `extract` sessions with `extract_turns`
-        turns whose knowledge extraction is queued) and the in-process turn and knowledge indexes
-        (`warming` while `serve` loads them at start: meanwhile a call whose project's turns are
-        not loaded is answered by the engine, and one whose knowledge is not loaded loads it or
-        waits for its load).
+        `context` call in that window would fail: ready means the indexes answer too. Without a
+        valid key the body says only that (`{"status": "ready"}`); with one it also carries the
+        engine's address, why it is not ready, the backlog (`turns` without vectors; `extract`
+        sessions with `extract_turns` turns whose knowledge extraction is queued) and the
+        in-process turn and knowledge indexes (`warming` while `serve` loads them at start:
+        meanwhile a call whose project's turns are not loaded is answered by the engine, and
+        one whose knowledge is not loaded loads it or waits for its load).
         """
         resources: Resources = request.app.state.resources
         try:
             await resources.db.ping()
             await resources.db.wait_for_indexes(timeout_s=0)  # one check, no waiting
-            backlog = await BacklogRepository(resources.db).status()
+            detail = await _keyed(request)
+            backlog = await BacklogRepository(resources.db).status() if detail else None
         except (GraphError, OSError) as e:
-            return JSONResponse({"status": "unavailable", "reason": str(e)}, status_code=503)
+            body = {"status": "unavailable"} | ({"reason": str(e)} if await _keyed(request) else {})
+            return JSONResponse(body, status_code=503)
+        if not detail:
+            return {"status": "ready"}
         # Turns without vectors are searchable by text already: a backlog is reported, not unready.
         return {
             "status": "ready",
@@ -318,6 +323,18 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
             "turn_index": resources.retrieval.turn_index.status(),
             "knowledge_index": resources.retrieval.knowledge_index.status(),
         }
+
+    async def _keyed(request: Request) -> bool:
+        """Whether the request carries a live key (or the dev mode needs none): details allowed."""
+        secret = secret_from_headers(
+            request.headers.get("authorization"), request.headers.get("x-api-key")
+        )
+        if secret is None:
+            return cfg.api.anonymous_dev
+        try:
+            return await request.app.state.resources.resolver.resolve(secret) is not None
+        except (GraphError, OSError):
+            return False
 
     @app.exception_handler(UnicodeDecodeError)
     async def undecodable_body(request: Request, exc: UnicodeDecodeError) -> JSONResponse:

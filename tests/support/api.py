@@ -184,8 +184,11 @@ async def engine_down_api(
                     "top": [i["id"] for i in (data.get("context") or {}).get("items", [])][:1],
                 }
                 server.kill()
-                r = await c.get("/readyz")
+                # a cached key sees why it is not ready; without a key, only that it is not
+                r = await c.get("/readyz", headers={"Authorization": f"Bearer {keys['alpha']}"})
                 out["ready_down"] = {"status": r.status_code, "body": r.json()}
+                r = await c.get("/readyz")
+                out["ready_down_bare"] = {"status": r.status_code, "body": r.json()}
                 r = await context(c, keys["alpha"])  # key cached: the resolver hits the engine
                 out["graphql_down"] = {
                     "status": r.status_code,

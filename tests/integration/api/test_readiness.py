@@ -13,6 +13,7 @@ from api.services import ApiServices
 from graph.config import EmbeddedSettings
 from graph.embedded import EmbeddedServer
 from graph.engines.falkordb import FalkorDBGraph
+from graph.repositories.api_keys import ApiKeyRepository
 from tests.shared_embedder import shared_local_embedder
 
 
@@ -54,6 +55,8 @@ async def test_readyz_is_503_while_an_index_is_being_built(tmp_path):
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
                 assert (await c.get("/readyz")).status_code == 200
+                _, secret = await ApiKeyRepository(db).create("ops", ["*"])
+                keyed = {"Authorization": f"Bearer {secret}"}
                 raw.execute_command(
                     "GRAPH.QUERY",
                     "ready",
@@ -62,9 +65,12 @@ async def test_readyz_is_503_while_an_index_is_being_built(tmp_path):
                 raw.execute_command(
                     "GRAPH.QUERY", "ready", "CALL db.idx.fulltext.createNodeIndex('Bulk', 'text')"
                 )
-                building = await c.get("/readyz")
+                building = await c.get("/readyz", headers=keyed)
                 assert building.status_code == 503, building.text
                 assert "Bulk" in building.json()["reason"]
+                # without a key: only whether it is ready, nothing about the engine
+                bare = await c.get("/readyz")
+                assert (bare.status_code, bare.json()) == (503, {"status": "unavailable"})
                 for _ in range(600):  # the build ends; ready again without a restart
                     if (await c.get("/readyz")).status_code == 200:
                         break

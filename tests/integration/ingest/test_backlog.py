@@ -11,6 +11,7 @@ from api.app import create_app
 from api.config import ApiSettings
 from api.services import ApiServices
 from graph.db import GraphDB
+from graph.repositories.api_keys import ApiKeyRepository
 from graph.repositories.backlog import BacklogRepository
 from graph.repositories.corrections import CorrectionRepository
 from graph.repositories.jobs import JobRepository
@@ -64,9 +65,12 @@ async def test_no_wait_leaves_turns_searchable_then_one_drain_fills_them(
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
-            ready = await c.get("/readyz")
+            _, secret = await ApiKeyRepository(graph_db).create("ops", ["*"])
+            ready = await c.get("/readyz", headers={"X-API-Key": secret})
+            bare = await c.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["embedding_backlog"] == status
+    assert bare.json() == {"status": "ready"}  # without a key: nothing but that
 
     # Searchable by text now; `why` says the vector is missing.
     svc = RetrievalService(RecallRepository(graph_db), emb, RankingSection())

@@ -59,6 +59,7 @@ async def test_api_answers_503_and_a_clear_error_while_the_engine_is_down_then_r
     }
     assert r["ready_down"]["status"] == 503
     assert r["ready_down"]["body"] == {"status": "unavailable", "reason": IsStr(regex=".+")}
+    assert r["ready_down_bare"] == {"status": 503, "body": {"status": "unavailable"}}
     # a resolver that meets the outage: a GraphQL error that says what happened, not a 500
     assert r["graphql_down"] == {
         "status": 200,
@@ -83,8 +84,8 @@ async def test_worker_sigkill_mid_consolidation_keeps_the_previous_run_current(t
     assert r["killed_at"] in ("job started", "new run written, not promoted")
     assert r["current_unchanged"]
     assert r["communities_unchanged"]
-    # the dead worker's lock holds until it expires, then the next run completes
-    assert r["skipped_while_locked"]
+    # the dead worker's lock is taken over at once; the next run completes
+    assert r["lock_taken_over"]
     assert r["next_run"]["status"] == "succeeded"
     assert r["next_run"]["is_current"]
     assert r["next_run"]["communities"] == out["first_run"]["communities"]
