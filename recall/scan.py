@@ -25,6 +25,7 @@ them in its cache beside this file, or in every process where it cannot write on
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -126,29 +127,46 @@ def shelf(blocks: Sequence[np.ndarray], held: Any = None) -> Any:
 
     `held`: the list made last time for the same blocks, extended rather than made again.
     """
-    from numba.typed import List  # here, as `_compiled` imports numba
-
-    out = List() if held is None else held
+    out = _numba().typed.List() if held is None else held
     for b in blocks[len(out) :]:
         out.append(b)
     return out
 
 
 _KERNELS: dict[str, Callable[..., None]] = {}
+_FIRST_USE = threading.Lock()
+"""numba is imported and the kernels compiled by one thread at a time: two searches starting at
+once in worker threads would otherwise import numba concurrently, and one of them sees a half
+made module (`cannot import name 'List' from 'numba.typed'`)."""
+
+
+def _numba() -> Any:
+    """The numba module, imported on first use (a CLI that never searches pays nothing)."""
+    with _FIRST_USE:
+        import numba
+        import numba.typed
+
+        return numba
 
 
 def _compiled(f: Callable[..., None], fastmath: bool) -> Callable[..., None]:
     """`f` compiled by numba on first use (~1 s each, then read from numba's cache)."""
     got = _KERNELS.get(f.__name__)
     if got is None:
-        import numba  # here, not at import: a CLI that never searches pays nothing
-
-        options: dict[str, Any] = {"fastmath": fastmath, "nogil": True, "boundscheck": False}
-        try:
-            got = numba.njit(cache=True, **options)(f)
-        except RuntimeError:  # no writable cache directory: compile in every process
-            got = numba.njit(**options)(f)
-        _KERNELS[f.__name__] = got
+        numba = _numba()
+        with _FIRST_USE:
+            got = _KERNELS.get(f.__name__)
+            if got is None:
+                options: dict[str, Any] = {
+                    "fastmath": fastmath,
+                    "nogil": True,
+                    "boundscheck": False,
+                }
+                try:
+                    got = numba.njit(cache=True, **options)(f)
+                except RuntimeError:  # no writable cache directory: compile in every process
+                    got = numba.njit(**options)(f)
+                _KERNELS[f.__name__] = got
     return got
 
 
