@@ -138,6 +138,13 @@ class BadBodyError(ValueError):
     """A JSON body that cannot be read as a value: the client's error (400, one line)."""
 
 
+def _request_secret(request: Request) -> str | None:
+    """The API key a request carries (`Authorization: Bearer` or `X-API-Key`), if any."""
+    return secret_from_headers(
+        request.headers.get("authorization"), request.headers.get("x-api-key")
+    )
+
+
 def _bad_request(message: str) -> JSONResponse:
     return JSONResponse(
         {"errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]},
@@ -240,9 +247,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
     async def get_context(request: Request) -> Context:
         resources: Resources = request.app.state.resources
         rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
-        secret = secret_from_headers(
-            request.headers.get("authorization"), request.headers.get("x-api-key")
-        )
+        secret = _request_secret(request)
         if secret is None:
             if cfg.api.anonymous_dev:
                 return Context(
@@ -326,9 +331,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
 
     async def _keyed(request: Request) -> bool:
         """Whether the request carries a live key (or the dev mode needs none): details allowed."""
-        secret = secret_from_headers(
-            request.headers.get("authorization"), request.headers.get("x-api-key")
-        )
+        secret = _request_secret(request)
         if secret is None:
             return cfg.api.anonymous_dev
         try:
