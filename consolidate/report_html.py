@@ -3,8 +3,8 @@
 - **topic weights over time**: each day's weight of the heaviest topics, recomputed from their
   mentions up to that day with the topic rule the `topic_weights` job uses
   (`knowledge.topics.topic_standing`), so the curve ends at the weight the job gives today;
-- **graduation funnel**: how many open corrections reached each stage, correction → pattern →
-  preference → rule (a confirmed correction counts as a rule);
+- **graduation funnel**: how many open corrections reached each stage, candidate → correction →
+  pattern → preference → rule (a confirmed correction counts as a rule);
 - **community sizes**: members per community of the current Leiden run;
 - **ingest volume per day**: turns recorded per day (when remgraph learned them).
 
@@ -33,7 +33,7 @@ from knowledge.rules import status_with_confirmation
 from knowledge.scoring import STATUS_ORDER
 from knowledge.topics import TopicActivity, TopicRules, topic_standing
 
-STAGES: tuple[CorrectionStatus, ...] = ("correction", "pattern", "preference", "rule")
+STAGES: tuple[CorrectionStatus, ...] = ("candidate", "correction", "pattern", "preference", "rule")
 TOP_TOPICS = 6
 MAX_DAYS = 180
 """Days shown in the time plots (the most recent ones)."""

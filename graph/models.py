@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from core import timeutil
 
 __all__ = [
+    "CANDIDATE",
     "SOURCE_PATTERN",
     "ApiKey",
     "Community",
@@ -92,7 +93,10 @@ Which names exist is ingest's business (its parser registry); storage only check
 TopicPhase = Literal["active", "dormant", "completed"]
 LessonCategory = Literal["pattern", "gotcha", "best-practice", "failure", "problem-solution"]
 CorrectionType = Literal["preference", "factual", "style", "process", "tool_usage"]
-CorrectionStatus = Literal["correction", "pattern", "preference", "rule"]
+CorrectionStatus = Literal["candidate", "correction", "pattern", "preference", "rule"]
+CANDIDATE: CorrectionStatus = "candidate"
+"""A correction stored but not served: said once without saying it holds. It graduates to
+`pattern` when said again in another session (or a person confirms it)."""
 FactKind = Literal[
     "decision", "preference", "tech_stack", "project", "todo", "event", "observation", "other"
 ]

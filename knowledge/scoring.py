@@ -20,6 +20,7 @@ __all__ = [
 ]
 
 STATUS_ORDER: dict[CorrectionStatus, int] = {
+    "candidate": -1,
     "correction": 0,
     "pattern": 1,
     "preference": 2,
@@ -71,12 +72,15 @@ def correction_status(
     preference_after: int = 4,
     pattern_after: int = 2,
 ) -> CorrectionStatus:
-    """Graduation: correction → pattern → preference → rule; never backwards.
+    """Graduation: (candidate →) correction → pattern → preference → rule; never backwards.
+
+    A candidate (`graph.models.CANDIDATE`: stored, not served) stays one until it reaches
+    `pattern` or is confirmed: one more sighting in the same session does not make it hold.
 
     - `rule`: explicit confirmation, or ≥ `rule_after` consistent sightings in distinct sessions;
     - `preference`: ≥ `preference_after` sightings across distinct sessions;
     - `pattern`: seen in ≥ `pattern_after` distinct sessions (2–3 sightings);
-    - else `correction`.
+    - else `correction` (or `candidate`, for a candidate).
 
     Args:
         current: the status stored so far.
@@ -89,7 +93,7 @@ def correction_status(
         pattern_after: distinct sessions needed for `pattern`.
     """
     spread = min(sessions, sightings)
-    new: CorrectionStatus = "correction"
+    new: CorrectionStatus = "candidate" if current == "candidate" else "correction"
     if confirmed or (consistent and spread >= rule_after):
         new = "rule"
     elif spread >= preference_after:

@@ -7,10 +7,8 @@ client) and the SessionStart hooks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
-from ai.language import fragments, questions
-from ai.scope import Scope, scopes
+from ai.standing import unstanding
 from graph.db import GraphDB
 from graph.kinds import ItemKind
 from graph.repositories.context_queries import ContextItemRef
@@ -67,41 +65,19 @@ def held_back(rule: InForce) -> str | None:
 
     A session starts with what holds beyond the moment it was said, and nothing it has to
     guess the meaning of. Handed: a rule a person confirmed or that graduated by repetition;
-    a correction that says it holds (`ai.scope`: "always", "in this repo", a condition such
-    as "before committing") or names a choice of a declared slot's value ("use pnpm, not
-    npm": a tool choice holds until replaced); a stated preference about the user that is not
-    a wish for now. Held back, with the reason: `fragment`, `question`, `one_off` ("do not
-    write code yet"), `dangling` ("always do this"), `unsaid` (nothing says it stands).
+    a correction whose words say it holds (`ai.standing.unstanding` gives no reason);
+    a stated preference about the user that is not a wish for now. Held back, with the
+    reason: `fragment`, `question`, `one_off` ("do not write code yet"), `dangling` ("always
+    do this"), `unsaid` (nothing says it stands).
     """
-    text = rule.text
-    if not is_instruction(text):
-        return "question" if questions([text])[0] else "fragment"
+    why = unstanding(rule.text, names_value=bool(vocabulary().valued_in(rule.text)))
+    if why in ("fragment", "question"):
+        return why
     if isinstance(rule, CurrentRule) and rule.status == "rule":
         return None
-    scope = _scope(text)
     if isinstance(rule, StandingPreference):
-        return "one_off" if scope is Scope.ONE_OFF else None
-    if scope is Scope.STANDING:
-        return None
-    if scope is Scope.UNSAID and vocabulary().valued_in(text):
-        return None
-    return str(scope.value)
-
-
-@lru_cache(maxsize=4096)
-def _scope(text: str) -> Scope:
-    return scopes([text])[0]
-
-
-@lru_cache(maxsize=4096)
-def is_instruction(text: str) -> bool:
-    """Whether a rule's text is a standing instruction a session can be handed as it is.
-
-    Not a fragment (`ai.language.fragments`: a cut-off or verbless text) and not a question
-    ("How can we improve the rules …?" was said, not instructed). What a session-start hook
-    injects as the project's rules must read as instructions.
-    """
-    return not fragments([text])[0] and not questions([text])[0]
+        return "one_off" if why == "one_off" else None
+    return why
 
 
 def served_refs(rules: Sequence[InForce]) -> tuple[ContextItemRef, ...]:

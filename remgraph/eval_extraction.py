@@ -41,7 +41,7 @@ from ai.embed import Embedder, make_embedder
 from ai.language import fragments
 from core.timeutil import frozen_clock, parse_time, to_ms
 from graph.db import GraphDB
-from graph.models import Correction, Fact, Lesson
+from graph.models import CANDIDATE, Correction, Fact, Lesson
 from graph.repositories.exports import ExportRepository
 from graph.repositories.sessions import SessionRepository
 from graph.repositories.turns import TurnRepository
@@ -73,6 +73,8 @@ from remgraph.extraction_metrics import (
     ItemKind,
     Match,
     auc,
+    candidates_report,
+    is_candidate,
     kind_report,
     match,
     totals,
@@ -256,7 +258,7 @@ def _as_distilled(
         return Distilled(
             node.id,
             "rule",
-            "correction",
+            "correction:candidate" if node.status == CANDIDATE else "correction",
             node.rule_text or node.corrected_behaviour,
             turns,
             _current(node, now),
@@ -537,9 +539,15 @@ async def evaluate_extraction(
                 project = ns.project(labels.project)
                 with frozen_clock(end):
                     run = await _ingest_and_consolidate(ns.db, ns.settings, file, project, emb, end)
-                    items = await distilled_items(ns.db, project, history, end)
-                    sims = await similarity_table(emb, items, labels)
+                    stored = await distilled_items(ns.db, project, history, end)
+                    items = [i for i in stored if not is_candidate(i)]
+                    sims = await similarity_table(emb, stored, labels)
                     m = match(items, labels, places, lambda i, lab: sims.get((i.id, lab.id), 0.0))
+                    held = candidates_report(
+                        [i for i in stored if is_candidate(i)],
+                        labels,
+                        match(stored, labels, places, lambda i, lab: sims.get((i.id, lab.id), 0.0)),
+                    )
                     start_rules = await session_start_rules(ns.db, project, items, m, labels, end)
                     async with served_app(
                         ns.db, ns.settings, emb, project, f"eval extraction: {labels.corpus}", end
@@ -548,7 +556,8 @@ async def evaluate_extraction(
     judged = [i.judged_text for i in items]
     frag = dict(zip(judged, fragments(judged), strict=True))
     kinds: dict[str, dict[str, Any]] = {
-        k: kind_report(k, items, labels, m, lambda t: frag.get(t, False)) for k in LABEL_KINDS
+        k: kind_report(k, items, labels, m, lambda t: frag.get(t, False)) | held.get(k, {})
+        for k in LABEL_KINDS
     }
     by_id = {i.id: i for i in items}
     meta = {
@@ -580,6 +589,7 @@ async def evaluate_extraction(
                 "cosine": sim,
                 "shared_message": shared,
                 "item_text": by_id[i].text[:TEXT_CHARS],
+                "confidence": round(by_id[i].confidence, 3),
             }
             for i, lab, sim, shared in sorted(m.pairs)
         ],

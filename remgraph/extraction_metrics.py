@@ -134,6 +134,28 @@ def kind_report(
     }
 
 
+def is_candidate(item: Distilled) -> bool:
+    """Whether an item is stored as a candidate: kept for repetition to promote, not served."""
+    return item.source.endswith(":candidate")
+
+
+def candidates_report(
+    candidates: Sequence[Distilled], labels: Labels, m: Match
+) -> dict[str, dict[str, int]]:
+    """Per kind, the candidates stored and how many of them match a label of their kind.
+
+    Candidates are not served, so the kind's precision and recall leave them out; these two
+    counts say what waiting for repetition held back.
+    """
+    label_kind = {lab.id: lab.kind for lab in labels.items}
+    out: dict[str, dict[str, int]] = {}
+    for c in candidates:
+        row = out.setdefault(c.kind, {"candidates": 0, "candidates_matched": 0})
+        row["candidates"] += 1
+        row["candidates_matched"] += any(label_kind[lab] == c.kind for lab in m.labels_of(c.id))
+    return out
+
+
 def unmatched(
     items: Sequence[Distilled], labels: Labels, m: Match, *, text_chars: int = 240
 ) -> dict[str, list[dict[str, Any]]]:
@@ -147,6 +169,7 @@ def unmatched(
                 "kind": i.kind,
                 "source": i.source,
                 "current": i.current,
+                "confidence": round(i.confidence, 3),
                 "text": i.text[:text_chars],
                 "sessions": sorted({s for s, _ in i.places}),
             }

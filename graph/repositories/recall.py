@@ -18,6 +18,7 @@ from core.timeutil import OPEN
 from graph.cypher import Q, QueryRef
 from graph.db import GraphDB
 from graph.kinds import ItemKind
+from graph.models import CANDIDATE
 
 _TURN_FULLTEXT = Q("recall.turn_fulltext")
 _TURN_VECTOR = Q("recall.turn_vector")
@@ -227,6 +228,19 @@ def _turn_facts(r: Mapping[str, Any]) -> TurnFacts:
         similarity=_opt_float(r["similarity"]),
         vector_pending=bool(r.get("vector_pending")),
     )
+
+
+def _served(rows: Sequence[Mapping[str, Any]]) -> list[KnowledgeHit]:
+    """The knowledge rows a read may serve: every one but a candidate correction.
+
+    A candidate (`graph.models.CANDIDATE`) is stored for review and for repetition to promote,
+    never handed to a reader; every knowledge read of recall passes through here.
+    """
+    return [
+        _knowledge_hit(r)
+        for r in rows
+        if not (r["kind"] == "correction" and r["status"] == CANDIDATE)
+    ]
 
 
 def _knowledge_hit(r: Mapping[str, Any]) -> KnowledgeHit:
@@ -466,7 +480,7 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        hits = [_knowledge_hit(r) for r in rows]
+        hits = _served(rows)
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits
 
@@ -492,7 +506,7 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        return [_knowledge_hit(r) for r in rows]
+        return _served(rows)
 
     async def knowledge_similarity(
         self, ids: Sequence[str], projects: Sequence[str], vector: Sequence[float] | None
@@ -514,7 +528,7 @@ class RecallRepository:
         rows = await self._db.read(
             _RULES_IN_FORCE, projects=list(projects), as_of=as_of, known_at=known_at, limit=limit
         )
-        return [_knowledge_hit(r) for r in rows]
+        return _served(rows)
 
     async def rules_next_change(self, projects: Sequence[str], *, now: int) -> int | None:
         """The first instant after `now` at which `rules_in_force` read at `now` may change.
@@ -544,7 +558,7 @@ class RecallRepository:
             as_of=as_of,
             known_at=known_at,
         )
-        return derived_of_turns([_knowledge_hit(r) for r in rows], as_of)
+        return derived_of_turns(_served(rows), as_of)
 
     async def indexed_knowledge(
         self, project: str
@@ -558,7 +572,7 @@ class RecallRepository:
             self._db.read(_INDEX_KNOWLEDGE, projects=[project], known_at=OPEN),
             self._db.read(_INDEX_KNOWLEDGE_TIMES, projects=[project]),
         )
-        return [_knowledge_hit(r) for r in items], {
+        return _served(items), {
             r["id"]: KnowledgeTimes(
                 id=r["id"],
                 valid_from=_opt_int(r["valid_from"]),

@@ -17,11 +17,13 @@ from datetime import datetime
 import numpy as np
 
 from ai.embed import Embedder, cosine
+from ai.standing import first_status
 from core.ids import content_hash, make_id, normalize_key
 from core.text import content_words, stem
 from core.timeutil import from_ms, now_ms, to_ms
 from graph.db import GraphDB
 from graph.models import (
+    CANDIDATE,
     Correction,
     Entities,
     Fact,
@@ -53,6 +55,7 @@ from knowledge.scoring import STATUS_ORDER, correction_status, lesson_quality
 from knowledge.stance import USE, agrees, stance, target_kind
 from knowledge.stance import reverses as reverses_stance
 from knowledge.topics import TopicActivity, TopicRules, topic_standings
+from knowledge.vocabulary import vocabulary
 
 __all__ = [
     "KnowledgeWriter",
@@ -81,6 +84,17 @@ log = logging.getLogger(__name__)
 def _union(*parts: Iterable[str], cap: int | None = None) -> tuple[str, ...]:
     out = tuple(dict.fromkeys(x for p in parts for x in p if x))
     return out[:cap] if cap is not None else out
+
+
+def _union_links(
+    *parts: Sequence[tuple[str, str, float]],
+) -> list[tuple[str, str, float]]:
+    """Links by `(from, to)`, the first weight kept."""
+    out: dict[tuple[str, str], float] = {}
+    for part in parts:
+        for a, b, w in part:
+            out.setdefault((a, b), w)
+    return [(a, b, w) for (a, b), w in out.items()]
 
 
 def _min_dt(a: datetime | None, b: datetime) -> datetime:
@@ -516,8 +530,8 @@ class KnowledgeWriter:
         now: int,
     ) -> None:
         """AUDN for one sighting against the stored corrections it resembles."""
-        hits = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
-        hits = [(c, sim) for c, sim in hits if sim > self.settings.correction_related_similarity]
+        found = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
+        hits = [(c, sim) for c, sim in found if sim > self.settings.correction_related_similarity]
         live = await self.corrections.list_by_project(r.project, now=now)
         best, action, lifted = self._decide(cand, hits, live, r.session_id)
         if action == "NOOP" or (cand.withdraws and action != "INVALIDATE"):
@@ -528,6 +542,13 @@ class KnowledgeWriter:
             report.corrections_reinforced += 1
             return
         new = self._new_correction(cand, r, vec)
+        support: list[tuple[str, str, float]] = []
+        if new.status == CANDIDATE and action == "INVALIDATE":
+            # it reverses or lifts a stored correction: that says it holds ("go ahead and
+            # run them again" ends the ban, however it is worded)
+            new = new.model_copy(update={"status": "correction"})
+        elif new.status == CANDIDATE:  # said once in words that do not say it holds
+            new, support = self._supported(new, found)
         if action == "INVALIDATE":
             new = _replacing(new, lifted or ([best] if best is not None else []))
         if not (cand.withdraws and not stance(cand.rule_text).gives()):
@@ -543,7 +564,7 @@ class KnowledgeWriter:
             for c, x in hits
             if c.id != new.id and (best is None or c.id != best.id or action == "ADD")
         ]
-        await self.corrections.link("RELATED_TO", related)
+        await self.corrections.link("RELATED_TO", _union_links(related, support))
 
     def _decide(
         self,
@@ -633,6 +654,25 @@ class KnowledgeWriter:
             }
         )
 
+    def _supported(
+        self, new: Correction, found: Sequence[tuple[Correction, float]]
+    ) -> tuple[Correction, list[tuple[str, str, float]]]:
+        """A candidate that a stored correction of another session says in other words.
+
+        Said again elsewhere, it holds: it is stored as a `pattern` (served), linked
+        `RELATED_TO` the wordings that support it. Its sessions stay its own, so it graduates
+        further only when these words are seen again (`consolidate.jobs.graduation`).
+        """
+        floor = self.settings.correction_support_similarity
+        support = [
+            (new.id, c.id, round(sim, 4))
+            for c, sim in found
+            if sim >= floor and c.id != new.id and not set(c.sessions) <= set(new.sessions)
+        ]
+        if not support:
+            return new, []
+        return new.model_copy(update={"status": "pattern"}), support
+
     def _new_correction(
         self, cand: CorrectionCandidate, r: ExtractionResult, vec: np.ndarray
     ) -> Correction:
@@ -648,8 +688,11 @@ class KnowledgeWriter:
             half_life_days=self.correction_rules.half_life_days,
             first_seen=cand.seen_at,
             last_seen=cand.seen_at,
-            # A standing instruction ("always", "never", "from now on") is in force at once.
-            status="preference" if cand.explicit_rule else "correction",
+            status=first_status(
+                cand.rule_text,
+                explicit=cand.explicit_rule,
+                names_value=bool(vocabulary().valued_in(cand.rule_text)),
+            ),
             sessions=(r.session_id,),
             source_turn_ids=cand.turn_ids,
             valid_from=cand.seen_at,

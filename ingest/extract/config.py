@@ -39,6 +39,11 @@ class ExtractSettings(BaseModel):
     """AUDN: cosine above which a candidate is the same correction as a stored one."""
     correction_related_similarity: float = Field(default=0.7, ge=0.0, le=1.0)
     """Cosine above which two corrections are linked `RELATED_TO`."""
+    correction_support_similarity: float = Field(default=0.6, ge=0.0, le=1.0)
+    """Cosine at or above which a stored correction of another session says the same as a new
+    candidate in other words, so the candidate counts that session too (said again: it graduates
+    and is served). Chosen on the tuning history (minsky) by a sweep of 0.6, 0.7 and 0.8 over
+    its instruction sentences (bench/results/extraction.md)."""
     lesson_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
     """Cosine above which a new lesson refines a stored one instead of being added."""
     llm_whole_session_tokens: int = Field(default=100_000, ge=1000)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from consolidate.report_html import STAGES
 from consolidate.runner import run_job
 from graph.models import Correction, utc_now
 from graph.repositories.corrections import CorrectionRepository
@@ -70,7 +71,7 @@ async def test_html_report_renders_every_plot(graph_db, graph_settings, tmp_path
             assert box["height"] > 100, (name, box)
             charts[name] = svg
         assert await charts["topic-weights"].locator(".series").count() >= 1
-        assert await charts["graduation"].locator("rect.bar").count() == 4
+        assert await charts["graduation"].locator("rect.bar").count() == len(STAGES)
         assert await charts["communities"].locator("rect.bar").count() >= 1
         assert await charts["ingest"].locator("rect.bar").count() >= 1
         funnel = await charts["graduation"].locator("text.value").all_text_contents()

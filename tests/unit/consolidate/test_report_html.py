@@ -43,6 +43,7 @@ def test_weights_over_time_follow_the_jobs_formula_day_by_day() -> None:
 
 def test_funnel_counts_every_stage_a_correction_reached() -> None:
     counts = [
+        StatusCount("candidate", False, 5),
         StatusCount("correction", False, 10),
         StatusCount("pattern", False, 4),
         StatusCount("preference", False, 2),
@@ -50,6 +51,7 @@ def test_funnel_counts_every_stage_a_correction_reached() -> None:
         StatusCount("correction", True, 1),  # confirmed: a rule
     ]
     assert graduation_funnel(counts) == [
+        ("candidate", 23),
         ("correction", 18),
         ("pattern", 8),
         ("preference", 4),

@@ -26,6 +26,14 @@ def test_status_ladder() -> None:
     assert seq == ["correction", "pattern", "pattern", "preference", "rule", "rule"]
 
 
+def test_a_candidate_waits_for_another_session_or_a_person() -> None:
+    seq = [correction_status("candidate", sessions=n, sightings=n) for n in range(1, 4)]
+    assert seq == ["candidate", "pattern", "pattern"]
+    # said many times in one session, it is still said once
+    assert correction_status("candidate", sessions=1, sightings=9) == "candidate"
+    assert correction_status("candidate", sessions=1, sightings=1, confirmed=True) == "rule"
+
+
 def test_status_never_regresses_and_confirmation_wins() -> None:
     assert correction_status("preference", sessions=1, sightings=1) == "preference"
     assert correction_status("correction", sessions=1, sightings=1, confirmed=True) == "rule"

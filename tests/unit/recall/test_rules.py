@@ -1,7 +1,8 @@
 import pytest
 
+from ai.standing import first_status, is_instruction
 from graph.models import Correction, Fact
-from recall.rules import CurrentRule, StandingPreference, held_back, is_instruction
+from recall.rules import CurrentRule, StandingPreference, held_back
 
 
 @pytest.mark.parametrize(
@@ -50,3 +51,21 @@ def test_a_stated_preference_is_handed_unless_it_is_a_wish_for_now():
 
     assert held_back(pref("I am vegetarian.")) is None
     assert held_back(pref("For now, keep the answers short.")) == "one_off"
+
+
+@pytest.mark.parametrize(
+    ("text", "names_value", "status"),
+    [
+        ("Never use print for debugging.", False, "preference"),
+        ("Always run the linter before committing.", False, "preference"),
+        ("Do not use print for debugging.", False, "candidate"),
+        ("Use pnpm, not npm.", True, "correction"),
+        ("Do not write code yet.", False, "candidate"),
+        ("Always do this.", False, "candidate"),
+    ],
+)
+def test_a_correction_is_stored_as_a_candidate_unless_its_words_say_it_holds(
+    text: str, names_value: bool, status: str
+) -> None:
+    explicit = text.startswith(("Never", "Always"))
+    assert first_status(text, explicit=explicit, names_value=names_value) == status
