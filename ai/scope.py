@@ -9,6 +9,11 @@ standing; a word tying it to the moment ("yet", "for now", "go ahead"), or a fir
 ("I'd like to ..."), makes it one-off. Words inside a clause about something else do not count:
 "think about how you can make sure you always do this" is not standing. An instruction whose
 object is only a pointer into the conversation ("document this") does not stand on its own.
+An instruction about a whole class of things, named as a bare plural after a declared
+preposition on its main verb ("use single quotes for strings", "use PascalCase for class
+names"), is generic: standing, as the sentence says of every member, not of one. So is a
+statement of the team's practice, a present-tense verb with a declared subject ("we use bun
+now", "we merge after review"): it says what is done, not what to do this once.
 
 The main clause is the root verb and the verbs joined to it as its complement or conjunct
 ("make sure to pull main and merge ...": make, pull, merge).
@@ -59,6 +64,8 @@ class ScopeWords:
     one_off: tuple[tuple[str, ...], ...]
     deictic: frozenset[str]
     wishes: frozenset[str]
+    generic: frozenset[str]
+    practice: frozenset[str]
 
 
 @cache
@@ -75,6 +82,8 @@ def scope_words(path: Path = _DATA) -> ScopeWords:
         one_off=phrases("one_off"),
         deictic=frozenset(w.lower() for w in raw["deictic"]),
         wishes=frozenset(w.lower() for w in raw["wishes"]),
+        generic=frozenset(w.lower() for w in raw["generic"]),
+        practice=frozenset(w.lower() for w in raw["practice"]),
     )
 
 
@@ -89,7 +98,12 @@ def scope_of(doc: Doc, words: ScopeWords | None = None) -> Scope:
     main = _main_clause(doc)
     if not main:
         return Scope.UNSAID
-    if _marked(doc, main, w.general) or any(_conditioned(p, w.conditions) for p in main):
+    if (
+        _marked(doc, main, w.general)
+        or any(_conditioned(p, w.conditions) for p in main)
+        or any(_of_a_class(p, w.generic) for p in main)
+        or _practice(main[0], w)
+    ):
         return Scope.DANGLING if _dangling(main, w.deictic) else Scope.STANDING
     if _marked(doc, main, w.one_off) or _wish(main, w.wishes):
         return Scope.ONE_OFF
@@ -152,6 +166,39 @@ def _conditioned(pred: Token, conditions: frozenset[str]) -> bool:
             and any(g.dep_ == "pcomp" for g in c.children)
         ):
             return True
+    return False
+
+
+def _practice(root: Token, w: ScopeWords) -> bool:
+    """A statement of practice: the root in the present tense with a declared subject.
+
+    "we use bun now", "we don't do npm": not a wish ("we need ...") and not asked.
+    """
+    return (
+        root.tag_ in ("VBP", "VBZ")
+        and root.lemma_.lower() not in w.wishes
+        and any(c.dep_ == "nsubj" and c.lower_ in w.practice for c in root.children)
+        and not any(c.dep_ == "aux" and c.tag_ == "MD" for c in root.children)
+        and not root.doc.text.rstrip().endswith("?")
+    )
+
+
+def _of_a_class(pred: Token, preps: frozenset[str]) -> bool:
+    """Whether `pred` applies to a class: a prepositional object that is a bare plural.
+
+    "for strings", "for class names": a plural noun (tag NNS) with no determiner or possessive
+    of its own; "for the tests", "in my branch" name particular things.
+    """
+    for c in pred.children:
+        if c.dep_ != "prep" or c.lower_ not in preps:
+            continue
+        for o in c.children:
+            if (
+                o.dep_ == "pobj"
+                and o.tag_ == "NNS"
+                and not any(g.dep_ in ("det", "poss", "nummod", "predet") for g in o.children)
+            ):
+                return True
     return False
 
 

@@ -16,6 +16,13 @@ from ai.scope import Scope, scope_words, scopes
         ("Always do this.", Scope.DANGLING),
         ("Think about how you can make sure you always do this.", Scope.UNSAID),
         ("Use the staging database.", Scope.UNSAID),
+        ("Use single quotes for strings.", Scope.STANDING),
+        ("Use kebab-case for file names.", Scope.STANDING),
+        ("Add tests for the parser.", Scope.UNSAID),
+        ("Use a fixture for my two tests.", Scope.UNSAID),
+        ("we use bun now", Scope.STANDING),
+        ("We need to fix this now.", Scope.ONE_OFF),
+        ("Do we use bun now?", Scope.ONE_OFF),
     ],
 )
 def test_the_main_clause_decides_how_long_an_instruction_holds(text, scope):
@@ -35,3 +42,5 @@ def test_scope_words_are_declared_data():
     assert "before" in w.conditions
     assert ("for", "now") in w.one_off
     assert "this" in w.deictic
+    assert "for" in w.generic
+    assert "we" in w.practice
