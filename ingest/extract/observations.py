@@ -19,7 +19,7 @@ topic summaries use the same); this module only chooses which sentences are obse
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -132,12 +132,20 @@ def _speaker(t: TurnInput, chat: bool) -> str | None:
     return "User" if t.role == "user" and not chat else None
 
 
-def observations(turns: Sequence[TurnInput], *, chat: bool) -> list[FactCandidate]:
+def observations(
+    turns: Sequence[TurnInput],
+    *,
+    chat: bool,
+    lasting: Callable[[Sequence[str]], Sequence[bool]] | None = None,
+) -> list[FactCandidate]:
     """The observations of one session, per speaker, in conversation order.
 
     Args:
         turns: the session's turns in order.
         chat: the session is people talking (`offline.between_people`): both sides count.
+        lasting: in an agent session, which of the user's sentences state something that lasts
+            (`distil.SentenceActs.lasting`); the others (a problem report, a request) are
+            about the moment, not about the user.
     """
     by_id = {t.id: t for t in turns}
     per_speaker: dict[str, list[TurnInput]] = {}
@@ -155,6 +163,8 @@ def observations(turns: Sequence[TurnInput], *, chat: bool) -> list[FactCandidat
             if is_observation(text := _unlead(c.text, names), as_subject=not chat)
         ]
         cands = [c for c in said if c.words]
+        if lasting is not None and not chat and cands:
+            cands = [c for c, ok in zip(cands, lasting([c.text for c in cands]), strict=True) if ok]
         cap = max(1, len(own) // TURNS_PER_OBSERVATION)
         chosen = salient(cands, max_words=cap * _MAX_WORDS, ranked=True)[:cap]
         out += [(by_id[c.source].ordinal, _fact(c, by_id[c.source], person)) for c in chosen]

@@ -2210,6 +2210,7 @@ class OfflineExtractor:
         self.max_topics = max_topics
         self.lesson_window = lesson_window
         self.acts = SentenceActs() if acts else None
+        self._judge = self.acts or SentenceActs()
 
     async def extract(self, session: SessionInput) -> ExtractionResult:
         """Extract candidates from `session` (pure; runs inline, it is fast)."""
@@ -2326,7 +2327,8 @@ class OfflineExtractor:
         out += _todo_list_facts(session.turns)
         # a turn that states a fact of its own (a diet, a decision) needs no observation besides
         told = {tid for f in out for tid in f.turn_ids}
-        out += [o for o in observations(session.turns, chat=chat) if not told & set(o.turn_ids)]
+        seen = observations(session.turns, chat=chat, lasting=self._judge.lasting)
+        out += [o for o in seen if not told & set(o.turn_ids)]
         out += _parted_facts(session.turns, chat)
         # "started <hobby>" accumulates (never contradicts); make each its own predicate.
         return [

@@ -201,3 +201,25 @@ def test_any_extractors_observations_get_a_predicate_of_their_own() -> None:
     assert a.predicate.startswith("observed ")
     other = FactCandidate(subject="db", predicate="uses", object="SQLite", valid_from=when)
     assert other.predicate == "uses"  # other kinds keep theirs
+
+
+def test_an_agent_session_keeps_what_the_user_says_that_lasts_not_the_moment() -> None:
+    lines = [
+        ("User", "I'm seeing a 404 when I open an existing conversation."),
+        ("Agent", "The route handler is missing; I added it."),
+        ("User", "I'm getting this error when I try to chat now."),
+        ("Agent", "That was a stale build; restarting the dev server fixed it."),
+        ("User", "My sister Ana lives in Porto, so I plan trips there every summer."),
+        ("Agent", "Noted."),
+        ("User", "I'm still getting a failure on npm run test:e2e."),
+        ("Agent", "The fixture port was taken; I freed it."),
+        ("User", "I'm not seeing any activity at all in LangSmith."),
+        ("Agent", "The tracing key was unset; I set it."),
+    ]
+    turns = _turns(*lines, user="User")
+    judge = OfflineExtractor()._judge
+    every = {f.turn_ids[0] for f in observations(turns, chat=False)}
+    kept = {f.turn_ids[0] for f in observations(turns, chat=False, lasting=judge.lasting)}
+    problems = {"t0", "t2", "t6", "t8"}
+    assert kept == {"t4"}
+    assert every & problems  # without the judge, a problem report is kept as one
