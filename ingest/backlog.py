@@ -164,7 +164,7 @@ async def drain_backlog(
             db,
             settings,
             embedder,
-            extractor or make_extractor(settings),
+            extractor or make_extractor(settings, embedder=embedder),
             until_idle=until_idle,
             heartbeat=heartbeat,
         )

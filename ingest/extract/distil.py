@@ -79,27 +79,43 @@ class SentenceActs:
         self._embedder = embedder
         self._head = head
 
+    def _model(self) -> tuple[Embedder, ActHead]:
+        """The head and the embedder it reads: the caller's when it is the head's model.
+
+        The service's embedder is passed down so a process loads all-MiniLM-L6-v2 once; a
+        service on another embedding model leaves the head its own.
+        """
+        head = self._head or load_head()
+        mine = self._embedder
+        return (
+            mine if mine is not None and mine.name == head.embedding_model else _local_embedder()
+        ), head
+
+    def acts(self, sentences: Sequence[str]) -> list[str]:
+        """The act of each sentence (one batch through the parser and the head)."""
+        if not sentences:
+            return []
+        texts = list(sentences)
+        docs = language.parse(texts)
+        embedder, head = self._model()
+        return [a.act for a in classify(texts, embedder, head, docs)]
+
     def lasting(self, sentences: Sequence[str]) -> list[bool]:
         """Per sentence, whether it states something that lasts: a fact or a decision.
 
         Not a problem report ("I'm seeing this error"), a request or talk: what a user tells
         an agent about the moment is not knowledge about them.
         """
-        if not sentences:
-            return []
-        texts = list(sentences)
-        docs = language.parse(texts)
-        acts = classify(texts, self._embedder or _local_embedder(), self._head or load_head(), docs)
-        return [a.act in _LASTING for a in acts]
+        return [a in _LASTING for a in self.acts(sentences)]
 
     def of(self, turns: Sequence[TurnInput]) -> list[Heard]:
         spoken = [(t, s) for t in turns if t.role == "user" for s in said(t.text)]
         if not spoken:
             return []
-        embedder = self._embedder or _local_embedder()
+        embedder, head = self._model()
         texts = [s for _, s in spoken]
         docs = language.parse(texts)
-        acts = classify(texts, embedder, self._head or load_head(), docs)
+        acts = classify(texts, embedder, head, docs)
         return [Heard(t, s, d, a) for (t, s), d, a in zip(spoken, docs, acts, strict=True)]
 
 

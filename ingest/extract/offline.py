@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final, Literal
 
+from ai.embed import Embedder
 from core.ids import normalize_key
 from core.text import sentences, words
 from core.timeutil import MONTHS, RELATIVE_TIME, WEEKDAYS
@@ -2202,15 +2203,24 @@ class OfflineExtractor:
     Args:
         max_topics: topic candidates per session.
         lesson_window: turns after an error within which a passing run makes it a lesson.
+        acts: read rules, decisions and project facts with the sentence-act model.
+        embedder: the service's embedder, for the act head when it is the head's model.
     """
 
     name = "offline"
 
-    def __init__(self, *, max_topics: int = 6, lesson_window: int = 16, acts: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        max_topics: int = 6,
+        lesson_window: int = 16,
+        acts: bool = False,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.max_topics = max_topics
         self.lesson_window = lesson_window
-        self.acts = SentenceActs() if acts else None
-        self._judge = self.acts or SentenceActs()
+        self._judge = SentenceActs(embedder)
+        self.acts = self._judge if acts else None
 
     async def extract(self, session: SessionInput) -> ExtractionResult:
         """Extract candidates from `session` (pure; runs inline, it is fast)."""

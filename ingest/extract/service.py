@@ -37,14 +37,27 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def make_extractor(settings: IngestSettings, *, llm: LLMClient | None = None) -> Extractor:
-    """The LLM extractor when enabled and an endpoint is configured, else the offline one."""
+def make_extractor(
+    settings: IngestSettings,
+    *,
+    llm: LLMClient | None = None,
+    embedder: Embedder | None = None,
+) -> Extractor:
+    """The LLM extractor when enabled and an endpoint is configured, else the offline one.
+
+    `embedder`: the service's, which the offline extractor's act head reads with when it is
+    the head's model (so the process loads it once).
+    """
     ex = settings.extract
     if ex.use_llm and (llm is not None or settings.llm.enabled):
         from ingest.extract.llm import LLMExtractor  # deferred: only with an LLM configured
 
         return LLMExtractor(llm or LLMClient(settings.llm), ex)
-    return OfflineExtractor(max_topics=ex.max_topics_per_session, acts=ex.offline_model == "acts")
+    return OfflineExtractor(
+        max_topics=ex.max_topics_per_session,
+        acts=ex.offline_model == "acts",
+        embedder=embedder,
+    )
 
 
 def session_input_from_parsed(parsed: ParsedSession, turn_ids: Sequence[str] = ()) -> SessionInput:
@@ -116,7 +129,7 @@ class ExtractionHook:
     @property
     def extractor(self) -> Extractor:
         if self._extractor is None:
-            self._extractor = make_extractor(self.settings)
+            self._extractor = make_extractor(self.settings, embedder=self.embedder)
         return self._extractor
 
     def _writer(self, db: GraphDB) -> KnowledgeWriter:

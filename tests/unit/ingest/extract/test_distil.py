@@ -123,3 +123,14 @@ def test_an_older_patterns_item_stays_only_where_the_act_model_reads_a_statement
         "We install everything with yarn here",
         "Use bun instead of yarn from now on",
     ]
+
+
+def test_the_act_head_reads_with_the_services_embedder_only_when_it_is_its_model():
+    class Other:
+        name = "some-other-model"
+
+    mine = LocalEmbedder()
+    embedder, head = SentenceActs(mine)._model()
+    assert embedder is mine and head.embedding_model == mine.name
+    other, _ = SentenceActs(Other())._model()  # type: ignore[arg-type]
+    assert other.name == head.embedding_model
