@@ -25,6 +25,7 @@ from api.ratelimit import RateLimiter
 from api.recorder import ContextQueryRecorder
 from api.schema import build_schema
 from api.services import ApiServices, Resources
+from api.watch import KEY_STATE, ResponseWatch
 from graph.connect import open_graph
 from graph.errors import GraphError, GraphUnavailableError
 from graph.repositories.api_keys import ApiKeyRepository
@@ -273,6 +274,7 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
                 detail="unknown or revoked API key",
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        request.scope.setdefault("state", {})[KEY_STATE] = principal.key_id
         wait = limiter.take(principal.key_id)
         if wait is not None:
             raise HTTPException(
@@ -353,6 +355,11 @@ def create_app(settings: ApiSettings | None = None, services: ApiServices | None
         return _bad_request(str(exc))
 
     app.add_middleware(BodyLimit, max_bytes=cfg.api.max_body_bytes)
+    app.add_middleware(
+        ResponseWatch,
+        slow_request_s=cfg.api.slow_request_s,
+        max_response_bytes=cfg.api.max_response_bytes,
+    )
     if graphiql_enabled(cfg.api.graphiql, cfg.api.host):
         app.add_middleware(GraphiQLPage, path="/graphql")
     return app

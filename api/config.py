@@ -39,6 +39,11 @@ class ApiSection(BaseModel):
     """Largest `tokenBudget` a query may ask for."""
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
     """Largest request body; larger ones get HTTP 413."""
+    max_response_bytes: int = Field(default=16_000_000, ge=1024)
+    """Largest response body; a larger one is not sent: HTTP 400 `RESPONSE_TOO_LARGE`."""
+    slow_request_s: float = Field(default=2.0, gt=0)
+    """A request that runs this long or longer is logged on one WARNING line (id, key id,
+    path, status, wall and process CPU time, bytes)."""
     max_depth: int = Field(default=8, ge=1, le=50)
     """Deepest selection set allowed."""
     max_aliases: int = Field(default=30, ge=1)

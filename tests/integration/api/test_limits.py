@@ -1,7 +1,12 @@
-"""Limits: query depth, aliases, body size, and masked unexpected errors."""
+"""Limits: query depth, aliases, body and response size, slow requests, masked errors."""
 
 from __future__ import annotations
 
+import logging
+
+import httpx
+
+from api.app import create_app
 from tests.integration.api.conftest import gql
 
 
@@ -77,3 +82,43 @@ async def test_a_deeply_nested_or_huge_number_body_is_a_one_line_400(client, key
     # the server keeps answering
     ok = await gql(client, "{ __typename }", keys["alpha"])
     assert ok.status_code == 200
+
+
+async def test_a_response_past_the_byte_cap_is_refused_and_a_slow_request_is_logged(
+    api_settings, make_services, seeded, keys, caplog
+):
+    cfg = api_settings.model_copy(
+        update={
+            "api": api_settings.api.model_copy(
+                update={"max_response_bytes": 1024, "slow_request_s": 1e-6}
+            )
+        }
+    )
+    app = create_app(cfg, make_services())
+    page = (
+        "projects { ... on ProjectConnection { nodes { id sessions { nodes { id "
+        "turns { nodes { id text } } } } } } }"
+    )
+    big = "{ " + " ".join(f"p{i}: {page}" for i in range(4)) + " }"  # about 3.5 KB
+    caplog.set_level(logging.WARNING, logger="api.watch")
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            small = await gql(c, '{ turn(id: "x") { __typename } }', keys["all"])
+            assert small.status_code == 200
+            r = await c.post(
+                "/graphql",
+                json={"query": big},
+                headers={"Authorization": f"Bearer {keys['all']}", "X-Request-Id": "req-big"},
+            )
+    assert r.status_code == 400, len(r.content)
+    [error] = r.json()["errors"]
+    assert error["extensions"]["code"] == "RESPONSE_TOO_LARGE"
+    assert "1024 bytes" in error["message"]
+    lines = [rec.getMessage() for rec in caplog.records if rec.name == "api.watch"]
+    assert len(lines) == 2  # every request was "slow" at this threshold: one line each
+    refused = next(x for x in lines if "req-big" in x)
+    assert "refused" in refused
+    assert "POST /graphql" in refused
+    assert " key - " not in refused  # the key's id is named ...
+    assert keys["all"] not in " ".join(lines)  # ... never its secret

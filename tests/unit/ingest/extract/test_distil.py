@@ -131,6 +131,7 @@ def test_the_act_head_reads_with_the_services_embedder_only_when_it_is_its_model
 
     mine = LocalEmbedder()
     embedder, head = SentenceActs(mine)._model()
-    assert embedder is mine and head.embedding_model == mine.name
+    assert embedder is mine
+    assert head.embedding_model == mine.name
     other, _ = SentenceActs(Other())._model()  # type: ignore[arg-type]
     assert other.name == head.embedding_model
