@@ -615,13 +615,17 @@ def markdown(outcome: ExtractionOutcome) -> str:
         f"{m['extractor']} extraction ({m.get('offline_model', 'patterns')}), "
         f"commit `{m['git_commit']}`, {m['duration_s']} s.",
         "",
-        "| kind | distilled | labelled | precision | recall | current-value acc. | garbled |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "Candidates are stored, not served, so precision and recall leave them out.",
+        "",
+        "| kind | distilled | labelled | precision | recall | current-value acc. | garbled "
+        "| candidates (labelled) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for k, r in outcome.kinds.items():
         lines.append(
             f"| {k} | {r['distilled']} | {r['labelled']} | {_fmt(r['precision'])} | "
-            f"{_fmt(r['recall'])} | {_fmt(r['current_accuracy'])} | {_fmt(r['garbled'])} |"
+            f"{_fmt(r['recall'])} | {_fmt(r['current_accuracy'])} | {_fmt(r['garbled'])} | "
+            f"{r.get('candidates', 0)} ({r.get('candidates_matched', 0)}) |"
         )
     lines += [
         "",

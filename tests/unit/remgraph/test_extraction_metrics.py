@@ -4,7 +4,16 @@ import pytest
 
 from remgraph.eval_extraction import slice_labels
 from remgraph.extraction_labels import Labels, LabelsError, load_labels, locate, read_history
-from remgraph.extraction_metrics import Distilled, auc, kind_report, match, totals, unmatched
+from remgraph.extraction_metrics import (
+    Distilled,
+    auc,
+    candidates_report,
+    is_candidate,
+    kind_report,
+    match,
+    totals,
+    unmatched,
+)
 
 S1, S2 = "2025-04-26_s1", "2025-04-27_s2"
 
@@ -243,3 +252,16 @@ def test_the_replay_is_a_valid_scenario_in_time_order_with_long_turns_cut(tmp_pa
     loaded = parse_scenario(tmp_path / "r.json", json.dumps(spec).encode())
     assert isinstance(loaded, LoadedScenario)
     assert [c.query for c in loaded.scenario.checks] == ["how to filter json?"]
+
+
+def test_candidates_are_counted_apart_with_how_many_a_label_names(tmp_path):
+    labels = _labels()
+    places, _ = locate(labels, _history(tmp_path))
+    right = Distilled("c1", "rule", "correction:candidate", "Use jq.", frozenset([(S1, 2)]), True)
+    wrong = Distilled("c2", "rule", "correction:candidate", "Hm.", frozenset([(S1, 0)]), True)
+    served = _item("r1", "rule", "Use jq for json output.", [(S1, 2)])
+    assert [is_candidate(i) for i in (right, wrong, served)] == [True, True, False]
+    m = match([right, wrong], labels, places, _sim({("c1", "rule-01"): 0.8}))
+    assert candidates_report([right, wrong], labels, m) == {
+        "rule": {"candidates": 2, "candidates_matched": 1}
+    }
