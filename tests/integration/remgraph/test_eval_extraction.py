@@ -47,8 +47,11 @@ async def test_a_labelled_slice_is_scored_and_no_unrelated_rule_opens_an_answer(
     assert set(data["kinds"]) == set(LABEL_KINDS)
     rules = data["kinds"]["rule"]
     assert rules["labelled"] > 0
-    assert rules["matched_labels"] >= 1  # at least one labelled rule distilled, with provenance
-    assert 0 < rules["precision"] <= 1
+    # at least one labelled rule distilled with provenance: served, or stored as a candidate
+    # that waits to be said again (8 sessions are few for repetition)
+    assert rules["matched_labels"] + rules["candidates_matched"] >= 1
+    assert rules["candidates_matched"] <= rules["candidates"]
+    assert rules["precision"] is None or 0 <= rules["precision"] <= 1
     for k in LABEL_KINDS:
         r = data["kinds"][k]
         assert r["matched_items"] <= r["distilled"]
