@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ai.injection import addresses_model
 from ai.language import fragments, questions
 from ai.scope import Scope, scopes
 from graph.models import CANDIDATE, CorrectionStatus
@@ -42,9 +43,12 @@ def is_instruction(text: str) -> bool:
 def unstanding(text: str, *, names_value: bool) -> str | None:
     """Why the instruction `text` does not say it holds, or None when it does.
 
-    `names_value`: `text` names a value of a declared slot. The reasons: `fragment`,
-    `question`, `one_off`, `dangling`, `unsaid` (see the module).
+    `names_value`: `text` names a value of a declared slot. The reasons: `injection` (it
+    addresses an AI model: `ai.injection`), `fragment`, `question`, `one_off`, `dangling`,
+    `unsaid` (see the module).
     """
+    if addresses_model(text):
+        return "injection"
     if not is_instruction(text):
         return "question" if questions([text])[0] else "fragment"
     scope = scope_of_text(text)

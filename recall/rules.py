@@ -67,12 +67,12 @@ def held_back(rule: InForce) -> str | None:
     guess the meaning of. Handed: a rule a person confirmed or that graduated by repetition;
     a correction whose words say it holds (`ai.standing.unstanding` gives no reason);
     a stated preference about the user that is not a wish for now. Held back, with the
-    reason: `fragment`, `question`, `one_off` ("do not write code yet"), `dangling` ("always
-    do this"), `unsaid` (nothing says it stands).
+    reason: `injection` (it addresses an AI model), `fragment`, `question`, `one_off` ("do
+    not write code yet"), `dangling` ("always do this"), `unsaid` (nothing says it stands).
     """
     why = unstanding(rule.text, names_value=bool(vocabulary().valued_in(rule.text)))
-    if why in ("fragment", "question"):
-        return why
+    if why in ("injection", "fragment", "question"):
+        return why  # whatever its status: not an instruction a session can be handed
     if isinstance(rule, CurrentRule) and rule.status == "rule":
         return None
     if isinstance(rule, StandingPreference):

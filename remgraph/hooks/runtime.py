@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from ai.injection import quoted
 from consolidate.text import fit_bytes, utf8_len
 from core.timeutil import now_ms
 from ingest.normalize import slugify
@@ -98,7 +99,8 @@ def compose(
         title = "\n## Context pack (monthly, weekly and recent days' primers)\n\n"
         room = max_bytes - utf8_len(out + title) - 1
         if room > 200:
-            out += title + fit_bytes(pack.strip(), room) + "\n"
+            # a primer quoting a line that addresses a model carries it quoted and marked
+            out += title + fit_bytes(quoted(pack.strip()), room) + "\n"
     return fit_bytes(out, max_bytes)
 
 
