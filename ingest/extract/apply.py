@@ -17,6 +17,7 @@ from datetime import datetime
 import numpy as np
 
 from ai.embed import Embedder, cosine
+from ai.injection import addresses_model
 from ai.standing import first_status
 from core.ids import content_hash, make_id, normalize_key
 from core.text import content_words, stem
@@ -529,7 +530,14 @@ class KnowledgeWriter:
         report: ExtractionReport,
         now: int,
     ) -> None:
-        """AUDN for one sighting against the stored corrections it resembles."""
+        """AUDN for one sighting against the stored corrections it resembles.
+
+        Text that addresses an AI model ("ignore previous instructions", `ai.injection`) is
+        no correction of the user's, however often it is repeated: it stays in its turns only.
+        """
+        if addresses_model(cand.rule_text) or addresses_model(cand.corrected_behaviour):
+            report.corrections_noop += 1
+            return
         found = await self.corrections.search_similar(r.project, vec.tolist(), k=10, now=now)
         hits = [(c, sim) for c, sim in found if sim > self.settings.correction_related_similarity]
         live = await self.corrections.list_by_project(r.project, now=now)
